@@ -116,6 +116,15 @@ class Engine:
         self._reset()
         return ok
 
+    def set_time_settings(self, settings: TimeSettings) -> None:
+        """A new clock for both players (forgets any time_left reports)."""
+        self.time = settings
+        self.time_left.clear()
+
+    def set_time_left(self, color: int, seconds: float, stones: int) -> None:
+        """The controller's report of colour's clock (GTP time_left)."""
+        self.time_left[color] = (seconds, stones)
+
     def clear_cache(self) -> None:
         """Forget cached evaluations and the search tree."""
         self.search.clear_cache()

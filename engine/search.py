@@ -533,7 +533,11 @@ class Search:
             if rows:
                 b.count = rows
                 b.seed = int(self.rng.integers(1 << 31))
-                ev = self.evaluator.evaluate(b)
+                try:
+                    ev = self.evaluator.evaluate(b)
+                except BaseException:
+                    self.reset()  # in-flight virtual losses would corrupt the tree
+                    raise
                 policy = np.ascontiguousarray(ev.policy, dtype=np.float32)
                 value = np.ascontiguousarray(ev.value, dtype=np.float32)
                 score = np.ascontiguousarray(ev.score, dtype=np.float32)

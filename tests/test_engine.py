@@ -3,11 +3,12 @@
 import threading
 
 import numpy as np
+import pytest
 
 from engine import board as B
 from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.engine import RESIGN, Engine
+from engine.engine import RESIGN, Engine, TimeSettings
 from engine.evaluator import Evaluation, UniformEvaluator
 from tests.search_helpers import game_from_diagram, vertex
 
@@ -141,3 +142,31 @@ def test_dead_stones_from_rollout_ownership():
     e.game = g
     dead = e.dead_stones()
     assert dead == [vertex(g, "B3")]
+
+
+def test_dirichlet_noise_and_temperature_for_self_play():
+    cfg = EngineConfig(search=FAST.search, playouts=300, seconds=0, dirichlet_noise=True,
+                       temperature=1.0, temperature_moves=10, use_lcb=False,
+                       report_reuse=False, seed=4)
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=cfg)
+    moves = set()
+    for _ in range(6):
+        moves.add(e.genmove(BLACK, commit=False))
+        prior = e.search.root_prior
+        assert prior.sum() == pytest.approx(1.0, abs=1e-5)
+        assert prior.std() > 0.01  # uniform priors became uneven
+    assert len(moves) > 1  # sampled, not always the most visited move
+    plain = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
+    plain.genmove(BLACK, commit=False)
+    legal = plain.game.legal_mask(BLACK)
+    assert np.allclose(plain.search.root_prior[legal], 1 / legal.sum())
+
+
+def test_clock_gives_the_search_its_budget():
+    e = Engine(9, 9, 7.5, evaluator=UniformEvaluator(),
+               config=EngineConfig(search=FAST.search, seconds=5.0, lag_buffer=0.0))
+    assert e._time_budget(BLACK) == 5.0  # no clock: the configured time per move
+    e.set_time_settings(TimeSettings(main_time=0, byo_time=10, byo_stones=5))
+    assert e._time_budget(BLACK) == pytest.approx(2.0)  # 10 s for 5 stones
+    e.set_time_left(BLACK, 3.0, 3)
+    assert e._time_budget(BLACK) == pytest.approx(1.0)

@@ -1,0 +1,68 @@
+"""Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19,
+and playouts/s of the rollout evaluator (alone, and inside the search).
+
+    PYTHONPATH=. python bench/search.py [--visits N] [--playouts N]
+
+Each search runs twice on the same Search object and the second run is timed, so numba
+compilation and first-touch page faults of the tree arrays are left out.
+"""
+
+import argparse
+import time
+
+from engine.config import SearchConfig
+from engine.evaluator import PositionBatch, UniformEvaluator
+from engine.game import GameState
+from engine.rollout import RolloutEvaluator
+from engine.search import Search, SearchLimits
+
+
+def search_rate(evaluator, size: int, visits: int, batch: int) -> tuple[float, float]:
+    """(microseconds per visit, visits per second) of a search from the empty board."""
+    g = GameState(size, size, 7.5)
+    s = Search(evaluator, SearchConfig(batch_size=batch), seed=1)
+    s.run(g, 1, SearchLimits(visits=visits))
+    s.reset()
+    t0 = time.perf_counter()
+    n = s.run(g, 1, SearchLimits(visits=visits))
+    dt = time.perf_counter() - t0
+    return dt / n * 1e6, n / dt
+
+
+def playout_rate(size: int, count: int) -> float:
+    """Random playouts per second from the empty board (evaluator alone)."""
+    g = GameState(size, size, 7.5)
+    batch = PositionBatch(64, size, size, 7.5, g.rules)
+    batch.boards[:] = g.board
+    batch.to_move[:] = 1
+    batch.legal[:] = True
+    batch.count = 64
+    ev = RolloutEvaluator()
+    ev.evaluate(batch)
+    t0 = time.perf_counter()
+    done = 0
+    while done < count:
+        ev.evaluate(batch)
+        done += 64
+    return done / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--visits", type=int, default=20000)
+    ap.add_argument("--playouts", type=int, default=5000)
+    ap.add_argument("--batch", type=int, default=16)
+    args = ap.parse_args()
+    for size in (9, 19):
+        us, rate = search_rate(UniformEvaluator(), size, args.visits, args.batch)
+        print(f"uniform  {size:2d}x{size:<2d} batch {args.batch}: {us:6.2f} us/visit "
+              f"({rate:8.0f} visits/s, {args.visits} visits)")
+    for size in (9, 19):
+        print(f"rollout  {size:2d}x{size:<2d} evaluator alone: "
+              f"{playout_rate(size, args.playouts):8.0f} playouts/s")
+        us, rate = search_rate(RolloutEvaluator(), size, args.playouts, 8)
+        print(f"rollout  {size:2d}x{size:<2d} search batch 8: {rate:8.0f} playouts/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -451,8 +451,9 @@ def tally(records: list[dict]) -> dict:
     }
 
 
-def report(cfg: MatchConfig, records: list[dict], out=sys.stdout) -> None:
+def report(cfg: MatchConfig, records: list[dict], out=None) -> None:
     """Print the standings."""
+    out = out or sys.stdout
     t = tally(records)
     est = estimate(t["engine1_wins"], t["draws"], t["engine2_wins"])
     w1, w2 = t["engine1_wins_by_colour"], t["engine2_wins_by_colour"]

@@ -151,7 +151,7 @@ class Runner:
     """Runs files one by one and prints per-test lines as they complete."""
 
     def __init__(self, engine: str, timeout: float | None, gtpfile: str | None, long: bool,
-                 quiet: bool, verbose: bool, out=sys.stdout):
+                 quiet: bool, verbose: bool, out=None):
         self.engine = engine
         self.timeout = timeout
         self.gtpfile = gtpfile
@@ -229,7 +229,7 @@ class Runner:
         return resp.ok, resp.text
 
     def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        print(text, file=self.out or sys.stdout, flush=True)
 
     def _print_outcome(self, prefix: str, o: Outcome) -> None:
         if self.quiet and o.status in (PASS, XFAIL):
@@ -242,8 +242,9 @@ class Runner:
         self._print(line)
 
 
-def summarize(reports: list[FileReport], out=sys.stdout) -> int:
+def summarize(reports: list[FileReport], out=None) -> int:
     """Print the per-file and total table; return the exit status."""
+    out = out or sys.stdout
     header = f"{'file':<32} {'tests':>5} {'PASS':>5} {'FAIL':>5} {'fail':>5} {'upass':>5} " \
              f"{'error':>5} {'time':>7}"
     print("\n" + header, file=out)

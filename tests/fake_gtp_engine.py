@@ -7,6 +7,7 @@ usage: fake_gtp_engine.py MODE [N]
   crash    exits (code 3) at genmove number N+1 (default: the first), or at a `crash` command
   hang     sleeps at genmove number N+1
   resign   genmove answers resign
+  picky    refuses every `play` with `? illegal move` (genmove passes)
   noisy    writes 1 MB to stderr at start and a junk line to stdout before each answer
 """
 
@@ -83,6 +84,8 @@ for line in sys.stdin:
         stones.clear()
         first_move = None
         answer(cid)
+    elif cmd == "play" and mode == "picky":
+        answer(cid, "illegal move", ok=False)
     elif cmd == "play":
         if args[1].upper() != "PASS":
             stones.add(args[1].upper())

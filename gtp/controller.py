@@ -161,7 +161,7 @@ class GtpController:
         return resp.text
 
     def close(self, grace: float = 2.0) -> int | None:
-        """Say `quit` if the engine is still in step, then wait, then kill. Returns the exit code."""
+        """Say `quit` if the engine is still in step, then wait, then kill; return the exit code."""
         if self.alive:
             try:
                 self.send_raw("quit", timeout=grace)

@@ -14,8 +14,9 @@ import pytest
 from sgfmill import sgf
 
 from gtp.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
-from gtp.match import (MatchError, main, parse_final_score, random_opening, read_opening_file,
-                       result_string)
+from gtp.match import main
+from gtp.match_game import (MatchError, parse_final_score, random_opening, read_opening_file,
+                            result_string)
 from gtp.refboard import RefBoard, tromp_taylor_score
 
 HERE = Path(__file__).resolve().parent

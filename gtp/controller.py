@@ -23,6 +23,10 @@ class EngineError(Exception):
     """The engine cannot be used any more: it did not start, died, or broke the protocol."""
 
 
+class EngineStartError(EngineError):
+    """The engine program could not be launched at all (wrong path or command line)."""
+
+
 class EngineDied(EngineError):
     """stdout closed (crash or exit) before a full answer arrived."""
 
@@ -78,7 +82,7 @@ class GtpController:
                 shlex.split(command), cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1)
         except (OSError, ValueError) as exc:
-            raise EngineError(f"cannot start engine {command!r}: {exc}") from exc
+            raise EngineStartError(f"cannot start engine {command!r}: {exc}") from exc
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump_stdout, daemon=True).start()
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)

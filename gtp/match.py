@@ -32,9 +32,12 @@ CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "
 class Match:
     """Schedules the games, stores results, restarts where a previous run stopped."""
 
-    def __init__(self, cfg: MatchConfig, scorer: Scorer = tromp_taylor_score):
+    def __init__(self, cfg: MatchConfig, scorer: Scorer = tromp_taylor_score,
+                 scorer_name: str = "tromp-taylor"):
+        """`scorer(size, moves, komi)` -> black minus white scores games without a referee."""
         self.cfg = cfg
         self.scorer = scorer
+        self.scorer_name = scorer_name
         self.path = os.path.join(cfg.out, RESULT_FILE)
         self.records: dict[int, dict] = {}
         self.openings = read_opening_file(cfg.opening_file, cfg.size) if cfg.opening_file \
@@ -51,8 +54,11 @@ class Match:
         """Keep the games of an earlier run whose SGF still exists; refuse changed settings."""
         if not os.path.exists(self.path):
             return
-        with open(self.path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except ValueError as exc:
+            raise MatchError(f"{self.path} is unreadable ({exc}); use another --out") from None
         old = data.get("config", {})
         changed = [k for k in CONFIG_KEYS if old.get(k) != self._config_dict()[k]]
         if changed:
@@ -83,7 +89,7 @@ class Match:
         return slots
 
     def _play_one(self, index: int) -> dict:
-        runner = GameRunner(self.cfg, self._slots(), self.scorer)
+        runner = GameRunner(self.cfg, self._slots(), self.scorer, self.scorer_name)
         rec, moves = runner.play(index, self.opening(index))
         rec.sgf = f"game-{index + 1:04d}.sgf"
         write_sgf(os.path.join(self.cfg.out, rec.sgf), self.cfg, rec, moves)

@@ -19,7 +19,8 @@ from typing import Callable
 
 from sgfmill import common
 
-from gtp.controller import EngineDied, EngineError, EngineTimeout, GtpController, GtpFailure
+from gtp.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
+                            GtpFailure)
 from gtp.refboard import Point, RefBoard, other
 
 Move = tuple[str, Point | None]
@@ -167,7 +168,10 @@ class EngineSlots:
             label = "referee" if k == 2 else f"engine{k + 1}"
             path = os.path.join(self.log_dir, f"{label}-worker{self.worker}.log")
             self.logs[k] = open(path, "a", encoding="utf-8")
-        c = GtpController(self.commands[k], stderr_log=self.logs[k])
+        try:
+            c = GtpController(self.commands[k], stderr_log=self.logs[k])
+        except EngineStartError as exc:
+            raise MatchError(str(exc)) from None
         self.ctrl[k] = c
         try:
             self.names[k] = c.send("name", ADMIN_TIMEOUT) or f"engine{k + 1}"
@@ -217,10 +221,11 @@ class _Void(Exception):
 class GameRunner:
     """Plays single games with one worker's engines."""
 
-    def __init__(self, cfg: MatchConfig, slots: EngineSlots, scorer: Scorer):
+    def __init__(self, cfg: MatchConfig, slots: EngineSlots, scorer: Scorer, scorer_name: str):
         self.cfg = cfg
         self.slots = slots
         self.scorer = scorer
+        self.scorer_name = scorer_name
 
     def _call(self, colour: str, ctrl: GtpController, command: str, timeout: float | None,
               optional: bool = False) -> str | None:
@@ -231,8 +236,6 @@ class GameRunner:
             return ctrl.send(command, timeout)
         except EngineTimeout as exc:
             raise _Loss(colour, "timeout", f"{command}: {exc}") from None
-        except EngineDied as exc:
-            raise _Loss(colour, "crash", f"{command}: {exc}") from None
         except EngineError as exc:
             raise _Loss(colour, "crash", f"{command}: {exc}") from None
         except GtpFailure:
@@ -368,8 +371,8 @@ class GameRunner:
                 return self._referee_score(moves), "referee", ""
             except (EngineError, GtpFailure, ValueError) as exc:
                 self.slots.discard(2)
-                note = f"referee failed ({exc}); scored by tromp-taylor"
-        return self.scorer(self.cfg.size, moves, self.cfg.komi), "tromp-taylor", note
+                note = f"referee failed ({exc}); scored by {self.scorer_name}"
+        return self.scorer(self.cfg.size, moves, self.cfg.komi), self.scorer_name, note
 
     def _referee_score(self, moves: list[Move]) -> float:
         ref = self.slots.get(2)

@@ -291,3 +291,13 @@ def test_plot_or_message(tmp_path, capsys):
         assert not png.exists()
     else:
         assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["--games", "2", "--out", str(out)] + BASE
+    assert main(["/nonexistent/engine", fake("pass")] + args) == 2
+    assert "cannot start" in capsys.readouterr().err
+    (out / "match.json").write_text("{not json")
+    assert main([fake("pass"), fake("pass")] + args) == 2
+    assert "unreadable" in capsys.readouterr().err

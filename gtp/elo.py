@@ -30,7 +30,9 @@ def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if p <= 0.0 else max(0.0, centre - half)   # exact ends despite rounding
+    hi = 1.0 if p >= 1.0 else min(1.0, centre + half)
+    return lo, hi
 
 
 @dataclass

@@ -120,6 +120,7 @@ class Match:
                 self.save()
                 bar.update(1)
                 bar.set_postfix_str(f"last: {rec['result']} ({rec['reason']})")
+            self.save()
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             with self._lock:

@@ -54,8 +54,8 @@ def tally(records: list[dict]) -> dict:
     draws = len(played) - wins[1] - wins[2]
     est = estimate(wins[1], draws, wins[2])
 
-    def finite(x: float) -> float | None:
-        return None if math.isinf(x) else round(x, 1)
+    def elo_value(x: float) -> float | str:
+        return format_elo(x) if math.isinf(x) else round(x, 1)
 
     return {
         "games": len(played), "void": len(records) - len(played),
@@ -64,7 +64,7 @@ def tally(records: list[dict]) -> dict:
         "black_wins": colour_wins["B"], "white_wins": colour_wins["W"], "reasons": reasons,
         "engine1_score": round(est.score, 4),
         "engine1_score_95": [round(est.score_low, 4), round(est.score_high, 4)],
-        "elo": finite(est.elo), "elo_95": [finite(est.elo_low), finite(est.elo_high)],
+        "elo": elo_value(est.elo), "elo_95": [elo_value(est.elo_low), elo_value(est.elo_high)],
         "elo_method": "Wilson score interval on engine 1's score (draws = half), "
                       "mapped through elo = 400 log10(p / (1 - p))",
     }
@@ -88,6 +88,11 @@ def report(cfg: MatchConfig, records: list[dict], out=None) -> None:
           "(Wilson interval on the score, draws count half)", file=out)
 
 
+def _clip(x: float) -> float:
+    """Keep infinite estimates on the plot's axes."""
+    return max(-800.0, min(800.0, x))
+
+
 def plot_elo(records: list[dict], path: str) -> bool:
     """Running Elo estimate of engine 1 with its 95 % band; False when matplotlib is missing."""
     try:
@@ -105,11 +110,10 @@ def plot_elo(records: list[dict], path: str) -> bool:
         l += r["winner_engine"] == 2
         d += r["winner_engine"] is None
         e = estimate(w, d, l)
-        clip = lambda x: max(-800.0, min(800.0, x))  # noqa: E731 (keep inf off the axes)
         xs.append(w + d + l)
-        ys.append(clip(e.elo))
-        los.append(clip(e.elo_low))
-        his.append(clip(e.elo_high))
+        ys.append(_clip(e.elo))
+        los.append(_clip(e.elo_low))
+        his.append(_clip(e.elo_high))
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.fill_between(xs, los, his, alpha=0.3, label="95% interval")
     ax.plot(xs, ys, label="Elo (engine 1 - engine 2)")

@@ -53,7 +53,7 @@ def test_wilson_interval_known_values():
     lo, hi = wilson_interval(0.7, 10)          # textbook Wilson 95 % interval for 7/10
     assert lo == pytest.approx(0.3968, abs=1e-4) and hi == pytest.approx(0.8922, abs=1e-4)
     lo, hi = wilson_interval(1.0, 10)          # closed form at p = 1: n / (n + z^2)
-    assert hi == pytest.approx(1.0) and lo == pytest.approx(10 / (10 + Z95 ** 2), abs=1e-12)
+    assert hi == 1.0 and lo == pytest.approx(10 / (10 + Z95 ** 2), abs=1e-12)
     lo, hi = wilson_interval(0.0, 10)
     assert lo == 0.0 and hi == pytest.approx(Z95 ** 2 / (10 + Z95 ** 2), abs=1e-12)
 

@@ -1,0 +1,453 @@
+"""The Go board as numba kernels over one int64 array.
+
+A board is a 2-D int64 array of shape (NUM_ROWS, n). Row ROW_HEADER holds scalars (size, ko,
+hash, prisoners); the other rows are per-point arrays over a padded 1-D layout:
+
+    point p = (y + 1) * stride + (x + 1),   stride = W + 1,   0 <= x < W, 0 <= y < H (y = 0 top)
+
+so the four neighbours of p are p - stride, p - 1, p + 1, p + stride and the padding holds WALL.
+One array per board makes copying into scratch boards a single slice assignment and lets a batch
+of boards be one 3-D array. Chains are circular linked lists (ROW_NEXT) with a head per stone
+(ROW_HEAD); the exact liberty count and size live at the head, so liberties are O(1) to read.
+
+Moves are points; PASS_POINT and NULL_POINT sit inside the top wall row (never -1: numba wraps
+negative indices). Actions are network indices: a = y * W + x, pass = W * H.
+"""
+
+import numpy as np
+from numba import njit
+
+from engine.constants import BLACK, EMPTY, MAX_SIZE, NULL_POINT, PASS_POINT, WALL, WHITE
+
+ROW_HEADER = 0
+ROW_COLOR = 1
+ROW_NEXT = 2  # next stone of the same chain (circular)
+ROW_HEAD = 3  # chain head of each stone
+ROW_LIBS = 4  # liberty count, valid at the head
+ROW_SIZE = 5  # stone count, valid at the head
+ROW_EMPTY = 6  # the first H_NUM_EMPTY entries list the empty points
+ROW_EMPTY_POS = 7  # index of an empty point in ROW_EMPTY
+ROW_MARK = 8  # scratch marks for liberty counting (generation numbers)
+NUM_ROWS = 9
+
+H_WIDTH = 0
+H_HEIGHT = 1
+H_STRIDE = 2
+H_KO_POINT = 3  # simple-ko point banned for H_KO_COLOR, NULL_POINT when none
+H_KO_COLOR = 4
+H_HASH = 5  # Zobrist hash of the stones only
+H_PRISONERS = 5  # prisoners taken by colour c are at H_PRISONERS + c (6 black, 7 white)
+H_NUM_EMPTY = 8
+H_MARK_GEN = 9
+HEADER_LEN = 10
+
+# play() result codes
+MOVE_OK = 0
+MOVE_OCCUPIED = 1
+MOVE_OFF_BOARD = 2
+MOVE_KO = 3
+MOVE_SUICIDE = 4
+
+MAX_POINTS = (MAX_SIZE + 1) * (MAX_SIZE + 2) + 1
+
+# Zobrist keys, a true constant (fixed seed), indexed [colour, point].
+ZOBRIST = np.random.default_rng(20261121).integers(
+    np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=(3, MAX_POINTS), dtype=np.int64)
+ZOBRIST[EMPTY, :] = 0
+
+
+def num_points(width, height):
+    """Length of the per-point rows for a W x H board (at least the header length)."""
+    return max((width + 1) * (height + 2) + 1, HEADER_LEN)
+
+
+@njit(cache=True)
+def new_board(width, height):
+    """An empty W x H board."""
+    stride = width + 1
+    n = max(stride * (height + 2) + 1, HEADER_LEN)
+    b = np.zeros((NUM_ROWS, n), dtype=np.int64)
+    b[ROW_COLOR, :] = WALL
+    k = 0
+    for y in range(height):
+        for x in range(width):
+            p = (y + 1) * stride + x + 1
+            b[ROW_COLOR, p] = EMPTY
+            b[ROW_EMPTY, k] = p
+            b[ROW_EMPTY_POS, p] = k
+            k += 1
+    b[ROW_HEADER, H_WIDTH] = width
+    b[ROW_HEADER, H_HEIGHT] = height
+    b[ROW_HEADER, H_STRIDE] = stride
+    b[ROW_HEADER, H_KO_POINT] = NULL_POINT
+    b[ROW_HEADER, H_NUM_EMPTY] = k
+    return b
+
+
+@njit(cache=True)
+def copy_board(dst, src):
+    """Copy src into the preallocated dst of the same shape (no allocation)."""
+    dst[:, :] = src[:, :]
+
+
+@njit(cache=True)
+def point_of_action(b, a):
+    """Network action index -> point (pass action -> PASS_POINT)."""
+    w = b[ROW_HEADER, H_WIDTH]
+    if a >= w * b[ROW_HEADER, H_HEIGHT]:
+        return PASS_POINT
+    return (a // w + 1) * b[ROW_HEADER, H_STRIDE] + a % w + 1
+
+
+@njit(cache=True)
+def action_of_point(b, p):
+    """Point -> network action index (PASS_POINT -> W * H)."""
+    w = b[ROW_HEADER, H_WIDTH]
+    if p == PASS_POINT:
+        return w * b[ROW_HEADER, H_HEIGHT]
+    stride = b[ROW_HEADER, H_STRIDE]
+    return (p // stride - 1) * w + p % stride - 1
+
+
+@njit(cache=True)
+def chain_liberties(b, p):
+    """Liberty count of the chain through stone p."""
+    return b[ROW_LIBS, b[ROW_HEAD, p]]
+
+
+@njit(cache=True)
+def chain_size(b, p):
+    """Stone count of the chain through stone p."""
+    return b[ROW_SIZE, b[ROW_HEAD, p]]
+
+
+@njit(cache=True)
+def is_legal(b, p, color, allow_suicide):
+    """Whether colour may play at point p (pass is always legal; simple ko only)."""
+    if p == PASS_POINT:
+        return True
+    if p <= 0 or p >= b.shape[1] or b[ROW_COLOR, p] != EMPTY:
+        return False
+    if p == b[ROW_HEADER, H_KO_POINT] and color == b[ROW_HEADER, H_KO_COLOR]:
+        return False
+    if allow_suicide:
+        return True
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    for q in (p - stride, p - 1, p + 1, p + stride):
+        c = col[q]
+        if c == EMPTY:
+            return True
+        if c == color:
+            if b[ROW_LIBS, b[ROW_HEAD, q]] > 1:
+                return True
+        elif c != WALL:
+            if b[ROW_LIBS, b[ROW_HEAD, q]] == 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def move_error(b, p, color, allow_suicide):
+    """MOVE_OK if the move is legal, otherwise the reason it is not."""
+    if p == PASS_POINT:
+        return MOVE_OK
+    if p <= 0 or p >= b.shape[1] or b[ROW_COLOR, p] == WALL:
+        return MOVE_OFF_BOARD
+    if b[ROW_COLOR, p] != EMPTY:
+        return MOVE_OCCUPIED
+    if p == b[ROW_HEADER, H_KO_POINT] and color == b[ROW_HEADER, H_KO_COLOR]:
+        return MOVE_KO
+    if not is_legal(b, p, color, allow_suicide):
+        return MOVE_SUICIDE
+    return MOVE_OK
+
+
+@njit(cache=True)
+def _empty_remove(b, p):
+    n = b[ROW_HEADER, H_NUM_EMPTY] - 1
+    i = b[ROW_EMPTY_POS, p]
+    last = b[ROW_EMPTY, n]
+    b[ROW_EMPTY, i] = last
+    b[ROW_EMPTY_POS, last] = i
+    b[ROW_HEADER, H_NUM_EMPTY] = n
+
+
+@njit(cache=True)
+def _empty_add(b, p):
+    n = b[ROW_HEADER, H_NUM_EMPTY]
+    b[ROW_EMPTY, n] = p
+    b[ROW_EMPTY_POS, p] = n
+    b[ROW_HEADER, H_NUM_EMPTY] = n + 1
+
+
+@njit(cache=True)
+def _count_liberties(b, h):
+    """Recount the distinct liberties of the chain with head h."""
+    gen = b[ROW_HEADER, H_MARK_GEN] + 1
+    b[ROW_HEADER, H_MARK_GEN] = gen
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    mark = b[ROW_MARK]
+    count = 0
+    s = h
+    while True:
+        for q in (s - stride, s - 1, s + 1, s + stride):
+            if col[q] == EMPTY and mark[q] != gen:
+                mark[q] = gen
+                count += 1
+        s = b[ROW_NEXT, s]
+        if s == h:
+            break
+    return count
+
+
+@njit(cache=True)
+def _merge(b, keep, other):
+    """Join chain `other` into chain `keep` (both heads); returns the surviving head."""
+    if b[ROW_SIZE, other] > b[ROW_SIZE, keep]:
+        keep, other = other, keep
+    s = other
+    while True:
+        b[ROW_HEAD, s] = keep
+        s = b[ROW_NEXT, s]
+        if s == other:
+            break
+    nk = b[ROW_NEXT, keep]
+    b[ROW_NEXT, keep] = b[ROW_NEXT, other]
+    b[ROW_NEXT, other] = nk
+    b[ROW_SIZE, keep] += b[ROW_SIZE, other]
+    return keep
+
+
+@njit(cache=True)
+def _remove_chain(b, h):
+    """Take the chain with head h off the board; neighbouring chains gain the liberties."""
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    head = b[ROW_HEAD]
+    color = col[h]
+    s = h
+    while True:
+        col[s] = EMPTY
+        b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, s]
+        _empty_add(b, s)
+        s = b[ROW_NEXT, s]
+        if s == h:
+            break
+    s = h
+    while True:
+        h0 = NULL_POINT
+        h1 = NULL_POINT
+        h2 = NULL_POINT
+        for q in (s - stride, s - 1, s + 1, s + stride):
+            c = col[q]
+            if c == BLACK or c == WHITE:
+                hq = head[q]
+                if hq != h0 and hq != h1 and hq != h2:
+                    b[ROW_LIBS, hq] += 1
+                    if h0 == NULL_POINT:
+                        h0 = hq
+                    elif h1 == NULL_POINT:
+                        h1 = hq
+                    else:
+                        h2 = hq
+        s = b[ROW_NEXT, s]
+        if s == h:
+            break
+    return b[ROW_SIZE, h]
+
+
+@njit(cache=True)
+def play_unchecked(b, p, color):
+    """Play a move already known to be legal (suicide, if it happens, is carried out).
+
+    Returns the number of opponent stones captured.
+    """
+    b[ROW_HEADER, H_KO_POINT] = NULL_POINT
+    if p == PASS_POINT:
+        return 0
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    head = b[ROW_HEAD]
+    libs = b[ROW_LIBS]
+    opp = 3 - color
+
+    _empty_remove(b, p)
+    col[p] = color
+    head[p] = p
+    b[ROW_NEXT, p] = p
+    b[ROW_SIZE, p] = 1
+    b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, p]
+
+    # Neighbouring chains lose p as a liberty (each distinct chain once).
+    n_heads = 0
+    h0 = NULL_POINT
+    h1 = NULL_POINT
+    h2 = NULL_POINT
+    h3 = NULL_POINT
+    own_libs = 0
+    for q in (p - stride, p - 1, p + 1, p + stride):
+        c = col[q]
+        if c == EMPTY:
+            own_libs += 1
+        elif c == BLACK or c == WHITE:
+            hq = head[q]
+            if hq != h0 and hq != h1 and hq != h2:
+                libs[hq] -= 1
+                if n_heads == 0:
+                    h0 = hq
+                elif n_heads == 1:
+                    h1 = hq
+                elif n_heads == 2:
+                    h2 = hq
+                else:
+                    h3 = hq
+                n_heads += 1
+    libs[p] = own_libs
+
+    # Merge with friendly chains.
+    mine = p
+    merged = False
+    for i in range(n_heads):
+        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
+        if col[hq] == color:
+            mine = _merge(b, mine, hq)
+            merged = True
+    if merged:
+        libs[mine] = _count_liberties(b, mine)
+
+    # Capture opponent chains left without liberties.
+    captured = 0
+    last_captured = NULL_POINT
+    for i in range(n_heads):
+        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
+        if col[hq] == opp and libs[hq] == 0:
+            captured += _remove_chain(b, hq)
+            last_captured = hq
+    b[ROW_HEADER, H_PRISONERS + color] += captured
+
+    if libs[mine] == 0:
+        # Suicide (only reached when the rules allow it).
+        b[ROW_HEADER, H_PRISONERS + opp] += _remove_chain(b, mine)
+    elif captured == 1 and b[ROW_SIZE, mine] == 1 and libs[mine] == 1:
+        b[ROW_HEADER, H_KO_POINT] = last_captured
+        b[ROW_HEADER, H_KO_COLOR] = opp
+    return captured
+
+
+@njit(cache=True)
+def play(b, p, color, allow_suicide):
+    """Play if legal under simple ko; returns MOVE_OK or the reason (board unchanged then)."""
+    err = move_error(b, p, color, allow_suicide)
+    if err == MOVE_OK:
+        play_unchecked(b, p, color)
+    return err
+
+
+@njit(cache=True)
+def legal_mask(b, color, allow_suicide, out):
+    """Fill out[a] (bool, length W*H + 1, pass last) with the legal actions of colour."""
+    w = b[ROW_HEADER, H_WIDTH]
+    h = b[ROW_HEADER, H_HEIGHT]
+    stride = b[ROW_HEADER, H_STRIDE]
+    for y in range(h):
+        for x in range(w):
+            out[y * w + x] = is_legal(b, (y + 1) * stride + x + 1, color, allow_suicide)
+    out[w * h] = True
+
+
+@njit(cache=True)
+def is_eye_like(b, p, color):
+    """p is empty and a real-looking single-point eye of colour (not a false eye)."""
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    if col[p] != EMPTY:
+        return False
+    for q in (p - stride, p - 1, p + 1, p + stride):
+        if col[q] != color and col[q] != WALL:
+            return False
+    bad = 0
+    edge = 0
+    for q in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
+        c = col[q]
+        if c == WALL:
+            edge = 1
+        elif c == 3 - color:
+            bad += 1
+    return bad + edge < 2
+
+
+@njit(cache=True)
+def area_counts(b):
+    """Tromp-Taylor area: (black points, white points) = stones + empty regions reaching one colour."""
+    stride = b[ROW_HEADER, H_STRIDE]
+    col = b[ROW_COLOR]
+    n = b.shape[1]
+    seen = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    black = 0
+    white = 0
+    for p in range(n):
+        c = col[p]
+        if c == BLACK:
+            black += 1
+        elif c == WHITE:
+            white += 1
+        elif c == EMPTY and not seen[p]:
+            size = 0
+            reach = 0
+            top = 0
+            stack[0] = p
+            seen[p] = True
+            top = 1
+            while top > 0:
+                top -= 1
+                s = stack[top]
+                size += 1
+                for q in (s - stride, s - 1, s + 1, s + stride):
+                    cq = col[q]
+                    if cq == EMPTY:
+                        if not seen[q]:
+                            seen[q] = True
+                            stack[top] = q
+                            top += 1
+                    elif cq == BLACK or cq == WHITE:
+                        reach |= cq
+            if reach == BLACK:
+                black += size
+            elif reach == WHITE:
+                white += size
+    return black, white
+
+
+@njit(cache=True)
+def random_playout(b, color, allow_suicide, max_moves):
+    """Play uniformly random legal moves that fill no own eye-like point until two passes.
+
+    `color` moves first. Returns the number of moves played (passes included). Uses numba's
+    global RNG (seed it with seed_rng).
+    """
+    moves = 0
+    passes = 0
+    while passes < 2 and moves < max_moves:
+        n = b[ROW_HEADER, H_NUM_EMPTY]
+        played = PASS_POINT
+        if n > 0:
+            start = np.random.randint(n)
+            for k in range(n):
+                p = b[ROW_EMPTY, (start + k) % n]
+                if not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
+                    played = p
+                    break
+        play_unchecked(b, played, color)
+        passes = passes + 1 if played == PASS_POINT else 0
+        color = 3 - color
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def seed_rng(seed):
+    """Seed numba's global RNG (used by playouts)."""
+    np.random.seed(seed)

@@ -1,0 +1,164 @@
+"""GameState: the authoritative record of one game.
+
+It owns the board, the move history (with a board snapshot before every move, so undo is exact),
+the position-hash history that superko is checked against, komi, rules and handicap stones.
+The search tree is only a cache of it.
+"""
+
+import numpy as np
+
+from engine import board as B
+from engine.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.rules import PRESETS, Rules, score_position
+
+MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
+
+# Key xor-ed into the stone hash for situational superko (who moves next), one per colour.
+_SIDE_KEYS = (0, 0x5BD1E9955BD1E995, 0x2545F4914F6CDD1D)
+
+
+class GameState:
+    """One game: board, history, komi, rules, handicap; every change goes through here."""
+
+    def __init__(self, width: int = 19, height: int = 19, komi: float = 7.5,
+                 rules: Rules = PRESETS["chinese"]):
+        self.width = width
+        self.height = height
+        self.komi = komi
+        self.rules = rules
+        self.clear()
+
+    # ---- set-up -------------------------------------------------------------------------
+    def clear(self) -> None:
+        """Empty board, no history, Black to move (size, komi and rules are kept)."""
+        self.board = B.new_board(self.width, self.height)
+        self.to_move = BLACK
+        self.moves: list[tuple[int, int]] = []  # (colour, point) after the set-up stones
+        self._snapshots: list[np.ndarray] = []  # board before each move
+        self._keys: list[tuple[int, int]] = [(self.stone_hash, BLACK)]  # (stones, next player)
+        self.handicap_points: list[int] = []
+
+    def resize(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.clear()
+
+    def place_handicap(self, points: list[int]) -> bool:
+        """Put black handicap stones on an empty board with no history; White moves next."""
+        if self.moves or self.handicap_points or int(self.board[B.ROW_HEADER, B.H_NUM_EMPTY]) \
+                != self.width * self.height:
+            return False
+        if len(set(points)) != len(points) or PASS_POINT in points:
+            return False
+        trial = self.board.copy()
+        for p in points:
+            if B.play(trial, p, BLACK, False) != B.MOVE_OK:
+                return False
+        self.board = trial
+        self.handicap_points = list(points)
+        self.to_move = WHITE
+        self._keys = [(self.stone_hash, WHITE)]
+        return True
+
+    # ---- queries -------------------------------------------------------------------------
+    @property
+    def stone_hash(self) -> int:
+        return int(self.board[B.ROW_HEADER, B.H_HASH])
+
+    @property
+    def handicap(self) -> int:
+        """Handicap stones: placed ones, else a leading run of >= 2 black moves with no white."""
+        if self.handicap_points:
+            return len(self.handicap_points)
+        run = 0
+        for color, point in self.moves:
+            if color != BLACK or point == PASS_POINT:
+                break
+            run += 1
+        return run if run >= 2 else 0
+
+    def prisoners(self, color: int) -> int:
+        return int(self.board[B.ROW_HEADER, B.H_PRISONERS + color])
+
+    def last_passes(self) -> int:
+        """How many of the last moves in a row were passes."""
+        n = 0
+        for _, point in reversed(self.moves):
+            if point != PASS_POINT:
+                break
+            n += 1
+        return n
+
+    def is_over(self) -> bool:
+        return self.last_passes() >= 2
+
+    def _key(self, stones: int, next_player: int) -> tuple[int, int]:
+        if self.rules.ko == "situational":
+            return stones ^ _SIDE_KEYS[next_player], 0
+        return stones, 0
+
+    def _repeats(self, stones: int, next_player: int) -> bool:
+        key = self._key(stones, next_player)
+        return any(self._key(s, n) == key for s, n in self._keys)
+
+    def move_error(self, color: int, point: int) -> int:
+        """board.MOVE_OK, a board.MOVE_* reason, or MOVE_SUPERKO."""
+        err = B.move_error(self.board, point, color, self.rules.suicide)
+        if err != B.MOVE_OK or point == PASS_POINT or self.rules.ko == "simple":
+            return err
+        trial = self.board.copy()
+        B.play_unchecked(trial, point, color)
+        if self._repeats(int(trial[B.ROW_HEADER, B.H_HASH]), opponent(color)):
+            return MOVE_SUPERKO
+        return B.MOVE_OK
+
+    def legal_mask(self, color: int) -> np.ndarray:
+        """Legal actions (bool, W*H + 1, pass last) for colour, superko included."""
+        mask = np.zeros(self.width * self.height + 1, dtype=np.bool_)
+        B.legal_mask(self.board, color, self.rules.suicide, mask)
+        if self.rules.ko != "simple":
+            trial = np.empty_like(self.board)
+            for a in np.flatnonzero(mask[:-1]):
+                p = B.point_of_action(self.board, a)
+                B.copy_board(trial, self.board)
+                B.play_unchecked(trial, p, color)
+                if self._repeats(int(trial[B.ROW_HEADER, B.H_HASH]), opponent(color)):
+                    mask[a] = False
+        return mask
+
+    # ---- changes -------------------------------------------------------------------------
+    def play(self, color: int, point: int) -> int:
+        """Play a move (any colour: set-up stones may come as consecutive moves).
+
+        Returns board.MOVE_OK or the reason the move is illegal; nothing changes then.
+        """
+        err = self.move_error(color, point)
+        if err != B.MOVE_OK:
+            return err
+        self._snapshots.append(self.board.copy())
+        B.play_unchecked(self.board, point, color)
+        self.moves.append((color, point))
+        self.to_move = opponent(color)
+        self._keys.append((self.stone_hash, self.to_move))
+        return B.MOVE_OK
+
+    def undo(self) -> bool:
+        """Take back the last move exactly; False if there is none."""
+        if not self.moves:
+            return False
+        self.board = self._snapshots.pop()
+        color, _ = self.moves.pop()
+        self._keys.pop()
+        self.to_move = color
+        return True
+
+    def board_before(self, plies: int) -> np.ndarray:
+        """The board `plies` moves ago (the oldest known board if the history is shorter)."""
+        if plies <= 0:
+            return self.board
+        if plies > len(self._snapshots):
+            return self._snapshots[0] if self._snapshots else self.board
+        return self._snapshots[-plies]
+
+    def score(self, dead: np.ndarray | None = None) -> float:
+        """Black minus White under the rules (komi, handicap bonus), dead stones removed."""
+        return score_position(self.board, self.rules, self.komi, self.handicap, dead)

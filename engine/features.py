@@ -27,6 +27,7 @@ KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 TAX_NONE, TAX_SEKI, TAX_ALL = 0, 1, 2
 # KataGo's friendlyPassOk per preset (false for Tromp-Taylor, territory rules and JSON rules).
 _NOT_FRIENDLY = ("tromp-taylor", "japanese", "korean", "custom")
+_LADDER_SCRATCH = {}  # (W, H) -> ladder scratch memory, reused across calls (one thread at a time)
 
 
 def friendly_pass_ok(rules) -> bool:
@@ -50,7 +51,10 @@ def fill_features(batch, spatial_out, global_out, symmetries, handicap_stones=0,
     rules = batch.rules
     ko = {"simple": KO_SIMPLE, "positional": KO_POSITIONAL, "situational": KO_SITUATIONAL}[rules.ko]
     tax = {"none": TAX_NONE, "seki": TAX_SEKI, "all": TAX_ALL}[rules.tax]
-    stack, buf = new_ladder_scratch(batch.width, batch.height)
+    key = (batch.width, batch.height)
+    if key not in _LADDER_SCRATCH:
+        _LADDER_SCRATCH[key] = new_ladder_scratch(batch.width, batch.height)
+    stack, buf = _LADDER_SCRATCH[key]
     fill_batch(batch.count, batch.boards, batch.history_boards, batch.recent_points,
                batch.recent_colors, batch.to_move, batch.legal,
                self_komi_white(batch.komi, rules, handicap_stones), ko,
@@ -77,12 +81,11 @@ def _suicide_illegal(b, p, color, suicide_ok):
 
 
 @njit(cache=True)
-def _ladder_plane(b, scratch, stack, buf, plane, working, opp, dst_y, dst_x, out):
+def _ladder_plane(b, stack, buf, plane, working, opp, dst_y, dst_x, out):
     """Mark out[plane] at every stone of a ladder-captured chain of b (KataGo's iterLadders).
 
     If working, also mark out[17] at the first ataris that work against opp's 2-liberty chains.
     """
-    B.copy_board(scratch, b)
     w = b[B.ROW_HEADER, B.H_WIDTH]
     h = b[B.ROW_HEADER, B.H_HEIGHT]
     stride = b[B.ROW_HEADER, B.H_STRIDE]
@@ -101,9 +104,9 @@ def _ladder_plane(b, scratch, stack, buf, plane, working, opp, dst_y, dst_x, out
             if solved[head] == 0:
                 k = 0
                 if libs == 1:
-                    captured = ladder_captured(scratch, p, True, stack, buf)
+                    captured = ladder_captured(b, p, True, stack, buf)
                 else:
-                    k = ladder_captured_attacker_first(scratch, p, stack, buf, moves)
+                    k = ladder_captured_attacker_first(b, p, stack, buf, moves)
                     captured = k > 0
                 solved[head] = 2 if captured else 1
                 if working and captured and c == opp and libs > 1:
@@ -133,7 +136,7 @@ def _komi_wave(self_komi, board_area):
 @njit(cache=True)
 def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi_white, ko_rule,
              territory, tax, suicide, friendly_pass, passing_hacks, sym, out, glob, stack, buf,
-             scratch, area):
+             area):
     """Features of one position into out [22, H, W] and glob [19] (see the module docstring)."""
     out[:] = 0.0
     glob[:] = 0.0
@@ -228,11 +231,11 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
             out[9 + k, dst_y[q], dst_x[q]] = 1.0
 
     # Ladders: now (with working moves), one and two turns ago.
-    _ladder_plane(board, scratch, stack, buf, 14, True, opp, dst_y, dst_x, out)
+    _ladder_plane(board, stack, buf, 14, True, opp, dst_y, dst_x, out)
     b1 = prev1 if included >= 1 else board
-    _ladder_plane(b1, scratch, stack, buf, 15, False, opp, dst_y, dst_x, out)
+    _ladder_plane(b1, stack, buf, 15, False, opp, dst_y, dst_x, out)
     b2 = prev2 if included >= 2 else b1
-    _ladder_plane(b2, scratch, stack, buf, 16, False, opp, dst_y, dst_x, out)
+    _ladder_plane(b2, stack, buf, 16, False, opp, dst_y, dst_x, out)
 
     # Globals.
     limit = np.float32(w * h + 20)
@@ -263,10 +266,9 @@ def fill_batch(count, boards, history_boards, recent_points, recent_colors, to_m
                komi_white, ko_rule, territory, tax, suicide, friendly_pass, passing_hacks,
                symmetries, spatial_out, global_out, stack, buf):
     """fill_row for rows 0..count-1 of a PositionBatch's arrays (one numba call per batch)."""
-    scratch = np.empty_like(boards[0])
     area = np.zeros(boards.shape[2], dtype=np.int64)
     for i in range(count):
         fill_row(boards[i], history_boards[i, 0], history_boards[i, 1], recent_points[i],
                  recent_colors[i], to_move[i], legal[i], komi_white, ko_rule, territory, tax,
                  suicide, friendly_pass, passing_hacks, symmetries[i], spatial_out[i],
-                 global_out[i], stack, buf, scratch, area)
+                 global_out[i], stack, buf, area)

@@ -2,7 +2,7 @@
 
 A chain is "ladder captured" when the attacker can keep it in atari until it is taken, the
 defender being allowed every liberty-gaining capture and assumed to win any ko. The search is a
-depth-first minimax over scratch boards (one board snapshot per level instead of undo records),
+depth-first minimax over a stack of scratch boards (one per level, instead of undo records),
 with KataGo's quick exits, move ordering, 25,000-move budget and depth guard, so its answers
 match KataGo's `searchIsLadderCaptured` / `searchIsLadderCapturedAttackerFirst2Libs`.
 """
@@ -239,8 +239,8 @@ def ladder_captured(b, p, defender_first, stack, buf):
 
     defender_first: the defender (p's colour) moves first; the chain must then have 1 liberty,
     and the board's ko point is ignored at the start. Otherwise the attacker moves first against
-    a chain with at most 2 liberties. b is modified during the search and restored afterwards.
-    stack/buf come from new_ladder_scratch.
+    a chain with at most 2 liberties. b is not modified: level d of the search works on
+    stack[d], a copy of its parent with one move more. stack/buf come from new_ladder_scratch.
     """
     col = b[B.ROW_COLOR]
     if col[p] != BLACK and col[p] != WHITE:
@@ -250,98 +250,80 @@ def ladder_captured(b, p, defender_first, stack, buf):
         return False
     pla = col[p]
     opp = 3 - pla
-    saved_ko = b[B.ROW_HEADER, B.H_KO_POINT]
-    saved_ko_color = b[B.ROW_HEADER, B.H_KO_COLOR]
-    if defender_first:
-        b[B.ROW_HEADER, B.H_KO_POINT] = NULL_POINT
     w = b[B.ROW_HEADER, B.H_WIDTH]
     h = b[B.ROW_HEADER, B.H_HEIGHT]
     stack_size = w * h * 3 // 2 + 1
-    depth_cap = stack.shape[0]
-    list_start = np.zeros(depth_cap + 1, dtype=np.int64)
-    list_len = np.zeros(depth_cap + 1, dtype=np.int64)
-    list_cur = np.zeros(depth_cap + 1, dtype=np.int64)
+    list_start = np.zeros(stack_size + 1, dtype=np.int64)
+    list_len = np.zeros(stack_size + 1, dtype=np.int64)
+    list_cur = np.zeros(stack_size + 1, dtype=np.int64)
+    B.copy_board(stack[0], b)
+    if defender_first:
+        stack[0, B.ROW_HEADER, B.H_KO_POINT] = NULL_POINT
     d = 0
     nodes = 0
     list_cur[0] = -1
     value = False
-    from_deeper = False
     while True:
         if d < 0:
-            b[B.ROW_HEADER, B.H_KO_POINT] = saved_ko
-            b[B.ROW_HEADER, B.H_KO_COLOR] = saved_ko_color
             return value
         if d >= stack_size - 1:
             value = True
-            from_deeper = True
             d -= 1
             continue
         if nodes >= NODE_BUDGET:
-            # Undo everything: the snapshot of level 0 is the board before any search move.
-            if d > 0:
-                B.copy_board(b, stack[0])
-            b[B.ROW_HEADER, B.H_KO_POINT] = saved_ko
-            b[B.ROW_HEADER, B.H_KO_COLOR] = saved_ko_color
             return False
+        cur = stack[d]
         defender = (d % 2 == 0) == defender_first
         if list_cur[d] == -1:
-            libs = b[B.ROW_LIBS, b[B.ROW_HEAD, p]]
+            libs = cur[B.ROW_LIBS, cur[B.ROW_HEAD, p]]
             if not defender and libs <= 1:
                 value = True
-                from_deeper = True
                 d -= 1
                 continue
             if not defender and libs >= 3:
                 value = False
-                from_deeper = True
                 d -= 1
                 continue
             if defender and libs >= 2:
                 value = False
-                from_deeper = True
                 d -= 1
                 continue
-            if defender and b[B.ROW_HEADER, B.H_KO_POINT] != NULL_POINT:
+            if defender and cur[B.ROW_HEADER, B.H_KO_POINT] != NULL_POINT:
                 value = False
-                from_deeper = True
                 d -= 1
                 continue
             start = list_start[d]
             if defender:
-                end = _capture_moves(b, p, buf, start, start)
-                end = _libs(b, p, buf, start, end)
+                end = _capture_moves(cur, p, buf, start, start)
+                end = _libs(cur, p, buf, start, end)
                 n = end - start
-                lower, upper = _defender_bounds(b, buf[end - 1], pla)
+                lower, upper = _defender_bounds(cur, buf[end - 1], pla)
                 if lower >= 3:
                     value = False
-                    from_deeper = True
                     d -= 1
                     continue
                 if n == 1 and upper <= 1:
                     value = True
-                    from_deeper = True
                     d -= 1
                     continue
             else:
-                end = _libs(b, p, buf, start, start)
+                end = _libs(cur, p, buf, start, start)
                 n = end - start
                 m0 = buf[start]
                 m1 = buf[start + 1]
-                e0 = _empty_neighbours(b, m0)
-                e1 = _empty_neighbours(b, m1)
-                if (e0 == 0 and e1 == 0 and _would_be_ko_capture(b, m0, opp)
-                        and _would_be_ko_capture(b, m1, opp)
-                        and _libs_after_play_at_most(b, m0, pla, 3) <= 2
-                        and _libs_after_play_at_most(b, m1, pla, 3) <= 2
-                        and not _has_capture(b, p)):
+                e0 = _empty_neighbours(cur, m0)
+                e1 = _empty_neighbours(cur, m1)
+                if (e0 == 0 and e1 == 0 and _would_be_ko_capture(cur, m0, opp)
+                        and _would_be_ko_capture(cur, m1, opp)
+                        and _libs_after_play_at_most(cur, m0, pla, 3) <= 2
+                        and _libs_after_play_at_most(cur, m1, pla, 3) <= 2
+                        and not _has_capture(cur, p)):
                     value = True
-                    from_deeper = True
                     d -= 1
                     continue
-                if not _adjacent(b, m0, m1):
+                if not _adjacent(cur, m0, m1):
                     if e0 >= 3 and e1 >= 3:
                         value = False
-                        from_deeper = True
                         d -= 1
                         continue
                     elif e0 >= 3:
@@ -350,38 +332,33 @@ def ladder_captured(b, p, defender_first, stack, buf):
                         buf[start] = m1
                         n = 1
                 if n > 1:
-                    s0 = 2 * e0 + _connection_score_x2(b, m0, pla)
-                    s1 = 2 * e1 + _connection_score_x2(b, m1, pla)
+                    s0 = 2 * e0 + _connection_score_x2(cur, m0, pla)
+                    s1 = 2 * e1 + _connection_score_x2(cur, m1, pla)
                     if s1 > s0:
                         buf[start] = m1
                         buf[start + 1] = m0
             list_len[d] = n
             list_cur[d] = 0
         else:
-            if from_deeper:
-                B.copy_board(b, stack[d])
+            # Back from a child (or an illegal move) with its value.
             if defender and not value:
-                from_deeper = True
                 d -= 1
                 continue
             if not defender and value:
-                from_deeper = True
                 d -= 1
                 continue
             list_cur[d] += 1
         if list_cur[d] >= list_len[d]:
             value = defender
-            from_deeper = True
             d -= 1
             continue
         move = buf[list_start[d] + list_cur[d]]
         mover = pla if defender else opp
-        if not _legal(b, move, mover):
+        if not _legal(cur, move, mover):
             value = defender
-            from_deeper = False
             continue
-        B.copy_board(stack[d], b)
-        B.play_unchecked(b, move, mover)
+        B.copy_board(stack[d + 1], cur)
+        B.play_unchecked(stack[d + 1], move, mover)
         nodes += 1
         d += 1
         list_cur[d] = -1
@@ -394,7 +371,7 @@ def ladder_captured_attacker_first(b, p, stack, buf, moves):
     """Whether the attacker, moving first, can ladder-capture p's 2-liberty chain.
 
     moves[0:k] receives the k first moves (out of the two liberties) that work; returns k
-    (0 = not captured). b is restored afterwards.
+    (0 = not captured). b is not modified.
     """
     col = b[B.ROW_COLOR]
     if col[p] != BLACK and col[p] != WHITE:
@@ -406,14 +383,12 @@ def ladder_captured_attacker_first(b, p, stack, buf, moves):
     m0 = buf[0]
     m1 = buf[1]
     k = 0
-    saved = stack[stack.shape[0] - 1]
+    after = stack[stack.shape[0] - 1]
     for m in (m0, m1):
         if _legal(b, m, opp):
-            B.copy_board(saved, b)
-            B.play_unchecked(b, m, opp)
-            works = ladder_captured(b, p, True, stack, buf)
-            B.copy_board(b, saved)
-            if works:
+            B.copy_board(after, b)
+            B.play_unchecked(after, m, opp)
+            if ladder_captured(after, p, True, stack, buf):
                 moves[k] = m
                 k += 1
     return k

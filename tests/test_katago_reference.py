@@ -98,3 +98,41 @@ def test_reference_positions_present():
     if not REFERENCE.exists():
         pytest.skip(f"{REFERENCE} is absent (../shared not available)")
     assert len(POSITIONS) == 48
+
+
+# KataGo's own test vectors (katago-network.md §5.3): the same net under several symmetries.
+# Those outputs come from KataGo's CUDA backend with TF32 convolutions (~1e-3 relative).
+
+def raw_nn(model, game, sym):
+    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
+    batch_row_from_game(batch, 0, game)
+    batch.count = 1
+    spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
+    fill_features(batch, spatial, glob, [sym])
+    if sym >= 4 and game.width != game.height:
+        sym -= 4  # non-square boards ignore the transpose bit
+    raw = oe.undo_symmetry_outputs(model.run(spatial, glob), sym)
+    probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))
+    lead = oe.score_stats(raw["score"], probs, model.score_outputs, model.multipliers)["lead"][0]
+    black = game.to_move == BLACK
+    return (probs[0, 1] if black else probs[0, 0]), (-lead if black else lead)
+
+
+def test_katago_rawnn_gtp_9x9_symmetries(b6_model):
+    game = GameState(9, 9, 7.5, rules_by_name("chinese"))
+    game.play(BLACK, parse_vertex("C3", 9, 9))
+    game.play(WHITE, parse_vertex("C6", 9, 9))
+    for sym, win, lead in ((1, 0.532987, 0.577), (4, 0.525422, 0.408), (6, 0.549882, 1.019)):
+        ours_win, ours_lead = raw_nn(b6_model, game, sym)
+        assert abs(ours_win - win) < TOL and abs(ours_lead - lead) < 0.01, sym
+
+
+def test_katago_rawnn_gtp_7x10_new_zealand_all_symmetries(b6_model):
+    game = GameState(7, 10, 7.5, rules_by_name("new-zealand"))
+    for color, v in ((BLACK, "C3"), (WHITE, "C7"), (BLACK, "F7")):
+        assert game.play(color, parse_vertex(v, 7, 10)) == 0
+    wins = (0.690885, 0.718946, 0.680947, 0.693356)
+    for sym in range(8):
+        ours_win, _ = raw_nn(b6_model, game, sym)
+        assert abs(ours_win - wins[sym % 4]) < TOL, sym

@@ -1,0 +1,197 @@
+"""OnnxModel (loading, metadata checks, batching, providers) and KataGo-style post-processing."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+from engine import onnx_evaluator as oe
+from engine.rules import PRESETS
+from training import katago_convert as kc
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+B6 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+
+
+@pytest.fixture(scope="module")
+def b6_onnx(tmp_path_factory):
+    if not B6.exists():
+        pytest.skip(f"{B6} is absent (../shared not available)")
+    return kc.convert(B6, tmp_path_factory.mktemp("net") / "b6.onnx")
+
+
+@pytest.fixture(scope="module")
+def b6_model(b6_onnx):
+    return oe.OnnxModel(b6_onnx, threads=1)
+
+
+def random_batch(rng, n, size):
+    spatial = (rng.random((n, 22, size, size)) < 0.25).astype(np.float32)
+    spatial[:, 0] = 1.0
+    glob = rng.normal(0, 0.5, (n, 19)).astype(np.float32)
+    return spatial, glob
+
+
+def test_model_metadata_and_shapes(b6_model):
+    assert b6_model.feature_set == "katago-v7"
+    assert (b6_model.num_spatial, b6_model.num_global) == (22, 19)
+    assert b6_model.score_outputs == ("scoremean", "scorestdev", "lead", "vartime")
+    assert b6_model.multipliers["lead"] == 20.0
+    assert b6_model.providers[0] == "CPUExecutionProvider"
+    rng = np.random.default_rng(0)
+    for size in (9, 13, 19):
+        raw = b6_model.run(*random_batch(rng, 2, size))
+        assert raw["policy"].shape == (2, size * size + 1)
+        assert raw["value"].shape == (2, 3) and raw["score"].shape == (2, 4)
+        assert raw["ownership"].shape == (2, size, size)
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_batch_of_16_equals_16_singles(b6_model, size):
+    rng = np.random.default_rng(size)
+    spatial, glob = random_batch(rng, 16, size)
+    batch = b6_model.run(spatial, glob)
+    for i in range(16):
+        single = b6_model.run(spatial[i:i + 1], glob[i:i + 1])
+        for key, arr in single.items():
+            np.testing.assert_allclose(batch[key][i:i + 1], arr, atol=2e-5, rtol=1e-5, err_msg=key)
+    assert not np.allclose(batch["policy"][0], batch["policy"][1])  # inputs differ, so must outputs
+
+
+def with_metadata(src, dst, **changes):
+    proto = onnx.load(str(src))
+    props = {p.key: p.value for p in proto.metadata_props}
+    props.update(changes)
+    props = {k: v for k, v in props.items() if v is not None}
+    del proto.metadata_props[:]
+    onnx.helper.set_model_props(proto, props)
+    onnx.save(proto, str(dst))
+    return dst
+
+
+def test_unknown_or_missing_feature_set_is_refused(b6_onnx, tmp_path):
+    odd = with_metadata(b6_onnx, tmp_path / "odd.onnx", feature_set="katago-v99")
+    with pytest.raises(oe.UnsupportedModelError, match="'katago-v99'.*katago-v7"):
+        oe.OnnxModel(odd)
+    bare = with_metadata(b6_onnx, tmp_path / "bare.onnx", feature_set=None)
+    with pytest.raises(oe.UnsupportedModelError, match="no feature_set metadata"):
+        oe.OnnxModel(bare)
+
+
+def test_missing_provider_falls_back_to_cpu(b6_onnx, capsys):
+    if "CUDAExecutionProvider" in ort.get_available_providers():
+        pytest.skip("CUDA is available here, so there is nothing to fall back from")
+    model = oe.OnnxModel(b6_onnx, provider="cuda")
+    assert model.providers == ["CPUExecutionProvider"]
+    err = capsys.readouterr().err
+    assert "cuda" in err and "using the CPU" in err
+    with pytest.raises(ValueError, match="unknown provider"):
+        oe.choose_providers("tpu")
+
+
+def test_provider_fallback_message(capsys):
+    if "DmlExecutionProvider" in ort.get_available_providers():
+        pytest.skip("DirectML is available here")
+    assert oe.choose_providers("dml") == ["CPUExecutionProvider"]
+    err = capsys.readouterr().err
+    assert "dml" in err and "not available" in err and "using the CPU" in err
+
+
+# ------------------------------------------------------------------ post-processing
+
+def test_policy_softmax_masks_illegal_moves():
+    logits = np.array([[1.0, 2.0, 3.0, 0.5], [0.0, -1.0, 5.0, 2.0]], np.float32)
+    legal = np.array([[True, False, True, True], [False, False, False, True]])
+    probs = oe.policy_probs(logits, legal)
+    e = [math.exp(1.0), math.exp(3.0), math.exp(0.5)]
+    expected0 = [e[0] / sum(e), 0.0, e[1] / sum(e), e[2] / sum(e)]
+    np.testing.assert_allclose(probs[0], expected0, rtol=1e-6)
+    np.testing.assert_allclose(probs[1], [0, 0, 0, 1], atol=0)
+    hot = oe.policy_probs(logits, legal, temperature=0.5)
+    assert hot[0, 2] > probs[0, 2]
+
+
+def test_wdl_and_no_result_suppression():
+    logits = np.array([[1.0, 0.0, -2.0]])
+    z = [math.exp(1.0), 1.0, math.exp(-2.0)]
+    np.testing.assert_allclose(oe.wdl(logits, True)[0], [v / sum(z) for v in z], rtol=1e-12)
+    np.testing.assert_allclose(oe.wdl(logits, False)[0], [z[0] / (z[0] + 1), 1 / (z[0] + 1), 0])
+    assert oe.no_result_possible(PRESETS["chinese"])
+    assert not oe.no_result_possible(PRESETS["tromp-taylor"])
+
+
+def test_score_stats_follow_katago_multipliers():
+    raw = np.array([[0.25, 0.1, -0.4, 0.3]])
+    probs = np.array([[0.6, 0.3, 0.1]])
+    s = oe.score_stats(raw, probs)
+    stdev = 20 * math.log1p(math.exp(0.1))
+    assert s["score_mean"][0] == pytest.approx(20 * 0.25 * 0.9)
+    assert s["lead"][0] == pytest.approx(20 * -0.4 * 0.9)
+    assert s["score_stdev"][0] == pytest.approx(stdev)
+    assert s["score_mean_sq"][0] == pytest.approx((5.0 ** 2 + stdev ** 2) * 0.9)
+    custom = oe.score_stats(raw, probs, multipliers={"lead": 10.0})
+    assert custom["lead"][0] == pytest.approx(10 * -0.4 * 0.9)
+
+
+def test_to_evaluation_from_side_to_move(b6_model):
+    rng = np.random.default_rng(3)
+    spatial, glob = random_batch(rng, 4, 9)
+    raw = b6_model.run(spatial, glob)
+    legal = rng.random((4, 82)) < 0.7
+    legal[:, -1] = True
+    ev = oe.to_evaluation(raw, legal, b6_model, allow_no_result=False)
+    np.testing.assert_allclose(ev.policy.sum(axis=1), 1.0, rtol=1e-5)
+    assert np.all(ev.policy[~legal] == 0)
+    p = oe.wdl(raw["value"], False)
+    np.testing.assert_allclose(ev.value, p[:, 0] - p[:, 1], rtol=1e-6)
+    np.testing.assert_allclose(ev.score, 20 * raw["score"][:, 2], rtol=1e-5)
+    np.testing.assert_allclose(ev.ownership, np.tanh(raw["ownership"]).reshape(4, 81), rtol=1e-6)
+
+
+# ------------------------------------------------------------------ symmetries
+
+SPEC_TABLE = {  # katago-network.md §3.10: (x, y) -> new (x, y) on an N x N board
+    0: lambda x, y, n: (x, y), 1: lambda x, y, n: (x, n - 1 - y),
+    2: lambda x, y, n: (n - 1 - x, y), 3: lambda x, y, n: (n - 1 - x, n - 1 - y),
+    4: lambda x, y, n: (y, x), 5: lambda x, y, n: (n - 1 - y, x),
+    6: lambda x, y, n: (y, n - 1 - x), 7: lambda x, y, n: (n - 1 - y, n - 1 - x),
+}
+
+
+@pytest.mark.parametrize("sym", range(8))
+def test_symmetry_moves_points_as_the_spec_table(sym):
+    n = 5
+    for x, y in [(1, 0), (3, 1), (4, 2)]:
+        board = np.zeros((n, n))
+        board[y, x] = 1
+        moved = oe.apply_symmetry(board[None], sym)[0]
+        nx, ny = SPEC_TABLE[sym](x, y, n)
+        assert moved[ny, nx] == 1 and moved.sum() == 1
+        np.testing.assert_array_equal(oe.undo_symmetry(moved, sym), board)
+
+
+def test_symmetry_on_rectangles_ignores_transpose():
+    board = np.arange(12.0).reshape(3, 4)
+    for sym in range(4):
+        np.testing.assert_array_equal(oe.apply_symmetry(board, sym + 4), oe.apply_symmetry(board, sym))
+
+
+@pytest.mark.parametrize("sym", range(8))
+def test_undo_symmetry_outputs_returns_points_to_the_board(sym):
+    n, x, y = 7, 5, 1
+    nx, ny = SPEC_TABLE[sym](x, y, n)
+    policy = np.zeros((1, n * n + 1), np.float32)
+    policy[0, ny * n + nx] = 0.75  # the net's output for the moved point
+    policy[0, -1] = 0.25
+    own = np.zeros((1, n, n), np.float32)
+    own[0, ny, nx] = -0.5
+    raw = {"policy": policy, "policy_optimistic": policy, "ownership": own, "value": np.ones((1, 3))}
+    back = oe.undo_symmetry_outputs(raw, sym)
+    for key in ("policy", "policy_optimistic"):
+        assert back[key][0, y * n + x] == 0.75 and back[key][0, -1] == 0.25
+        assert back[key].sum() == 1.0
+    assert back["ownership"][0, y, x] == -0.5 and back["ownership"].sum() == -0.5
+    assert back["value"] is raw["value"]

@@ -195,3 +195,84 @@ def test_undo_symmetry_outputs_returns_points_to_the_board(sym):
         assert back[key].sum() == 1.0
     assert back["ownership"][0, y, x] == -0.5 and back["ownership"].sum() == -0.5
     assert back["value"] is raw["value"]
+
+
+# ------------------------------------------------------------------ KataGo's own outputs
+
+REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+# Positions whose V7 features are trivial to build by hand: at most two isolated stones with 4
+# liberties (no liberty or ladder planes; area = stones, or the whole board when only one colour
+# is on it), Chinese rules, no passes except one that hides
+# the history (§3.4: under Chinese rules the net sees no history right after the opponent passes).
+TRIVIAL = ["gnugo9_n0_k7.5", "gnugo9_n0_k6.5", "gnugo13_n0_k7.5", "gnugo13_n0_k6.5",
+           "gnugo19_n0_k7.5", "gnugo19_n0_k6.5", "gnugo9_n1_k7.5", "gnugo9_n2_k7.5",
+           "orient9_B_C8", "orient13_B_K3", "orient19_B_R5_W_C16", "pass9_empty_black_pass",
+           "pass19_empty_black_pass"]
+COLUMNS = "ABCDEFGHJKLMNOPQRST"
+
+
+def komi_wave(k, area):
+    """katago-network.md §3.7, global 18."""
+    floor_k = 2 * math.floor(k / 2) if area % 2 == 0 else 2 * math.floor((k - 1) / 2) + 1
+    d = min(max(k - floor_k, 0.0), 2.0)
+    return d if d < 0.5 else 1 - d if d < 1.5 else d - 2
+
+
+def trivial_features(pos):
+    n = pos["board_size"]
+    pla = pos["to_move"]
+    spatial = np.zeros((1, 22, n, n), np.float32)
+    spatial[0, 0] = 1
+    moves = pos["moves"]
+    if moves and moves[-1][1] == "pass":
+        assert len(moves) == 1  # the Chinese-rules friendly-pass case: history hidden
+        moves, hidden = [], True
+    else:
+        hidden = False
+    for k, (colour, vertex) in enumerate(reversed(moves), start=1):
+        x, y = COLUMNS.index(vertex[0]), n - int(vertex[1:])
+        spatial[0, 1 if colour == pla else 2, y, x] = 1
+        if k <= 5:
+            assert (colour != pla) == (k % 2 == 1)
+            spatial[0, 8 + k, y, x] = 1
+    # Area (§3.6, Chinese): every stone, plus the empty region if only one colour borders it.
+    own, opp = spatial[0, 1].copy(), spatial[0, 2].copy()
+    if own.any() != opp.any():
+        own, opp = (own * 0 + 1, opp) if own.any() else (own, opp * 0 + 1)
+    spatial[0, 18], spatial[0, 19] = own, opp
+    self_komi = pos["komi"] if pla == "W" else -pos["komi"]
+    glob = np.zeros((1, 19), np.float32)
+    glob[0, 5] = self_komi / 20
+    glob[0, 18] = komi_wave(self_komi, n * n)
+    assert hidden or not any(v == "pass" for _, v in moves)
+    return spatial, glob
+
+
+@pytest.mark.parametrize("pos_id", TRIVIAL)
+def test_katago_reference_positions_with_trivial_features(b6_model, pos_id):
+    import json
+    if not REFERENCE.exists():
+        pytest.skip(f"{REFERENCE} is absent (../shared not available)")
+    pos = next(p for p in json.loads(REFERENCE.read_text())["positions"] if p["id"] == pos_id)
+    ref = pos["raw_nn"]
+    n = pos["board_size"]
+    spatial, glob = trivial_features(pos)
+    raw = b6_model.run(spatial, glob)
+    legal = np.append(spatial[0, 1:3].sum(axis=0).reshape(-1) == 0, True)[None]
+    policy = oe.policy_probs(raw["policy"], legal)[0]
+    probs = oe.wdl(raw["value"], oe.no_result_possible(PRESETS["chinese"]))[0]
+    stats = oe.score_stats(raw["score"], probs[None], b6_model.score_outputs, b6_model.multipliers)
+    own = oe.ownership(raw["ownership"])[0]
+    sign = 1.0 if pos["to_move"] == "W" else -1.0
+    white_win, white_loss = (probs[0], probs[1]) if sign > 0 else (probs[1], probs[0])
+    assert white_win == pytest.approx(ref["whiteWin"], abs=2e-3)
+    assert white_loss == pytest.approx(ref["whiteLoss"], abs=2e-3)
+    assert probs[2] == pytest.approx(ref["noResult"], abs=2e-3)
+    assert sign * stats["lead"][0] == pytest.approx(ref["whiteLead"], abs=0.02)
+    assert sign * stats["score_mean"][0] == pytest.approx(ref["whiteScoreSelfplay"], abs=0.02)
+    assert stats["score_mean_sq"][0] == pytest.approx(ref["whiteScoreSelfplaySq"], rel=1e-3)
+    ref_policy = np.array([[np.nan if v is None else v for v in row] for row in ref["policy"]])
+    np.testing.assert_array_equal(np.isnan(ref_policy).reshape(-1), ~legal[0, :-1])
+    np.testing.assert_allclose(policy[:-1], np.nan_to_num(ref_policy.reshape(-1)), atol=2e-3)
+    assert policy[-1] == pytest.approx(ref["policyPass"], abs=2e-3)
+    np.testing.assert_allclose(sign * own, np.array(ref["whiteOwnership"]), atol=2e-3)

@@ -81,6 +81,21 @@ def test_unknown_or_missing_feature_set_is_refused(b6_onnx, tmp_path):
         oe.OnnxModel(bare)
 
 
+def test_feature_set_with_wrong_input_shapes_is_refused(tmp_path):
+    from onnx import TensorProto, helper
+    spatial = helper.make_tensor_value_info("spatial", TensorProto.FLOAT, ["N", 5, "H", "W"])
+    glob = helper.make_tensor_value_info("global", TensorProto.FLOAT, ["N", 19])
+    out = helper.make_tensor_value_info("value", TensorProto.FLOAT, ["N", 19])
+    graph = helper.make_graph([helper.make_node("Identity", ["global"], ["value"])], "g",
+                              [spatial, glob], [out])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    proto.ir_version = 8
+    helper.set_model_props(proto, {"feature_set": "katago-v7"})
+    onnx.save(proto, str(tmp_path / "five.onnx"))
+    with pytest.raises(oe.UnsupportedModelError, match=r"needs \(22, 19\).*\(5, 19\)"):
+        oe.OnnxModel(tmp_path / "five.onnx")
+
+
 def test_missing_provider_falls_back_to_cpu(b6_onnx, capsys):
     if "CUDAExecutionProvider" in ort.get_available_providers():
         pytest.skip("CUDA is available here, so there is nothing to fall back from")

@@ -233,34 +233,74 @@ def komi_wave(k, area):
     return d if d < 0.5 else 1 - d if d < 1.5 else d - 2
 
 
+def liberties(stones, x, y):
+    """Liberty count of the chain at (x, y); stones[y][x] in '.', 'B', 'W'."""
+    h, w = len(stones), len(stones[0])
+    colour, chain, libs, todo = stones[y][x], {(x, y)}, set(), [(x, y)]
+    while todo:
+        cx, cy = todo.pop()
+        for nx, ny in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
+            if 0 <= nx < w and 0 <= ny < h:
+                if stones[ny][nx] == ".":
+                    libs.add((nx, ny))
+                elif stones[ny][nx] == colour and (nx, ny) not in chain:
+                    chain.add((nx, ny))
+                    todo.append((nx, ny))
+    return len(libs)
+
+
+def simple_features(stones, pla, history, komi, rule_globals=(0.0, 0.0, 0.0), buffer=None):
+    """V7 features of a capture-free position without ladders or pass-alive groups.
+
+    stones: rows (top first) of '.', 'B', 'W'; history: (x, y) of the last moves, most recent
+    first; rule_globals: globals 6, 7, 8. Area (§3.6, area scoring): every stone, plus the whole
+    board when only one colour is on it.
+    """
+    h, w = len(stones), len(stones[0])
+    bh, bw = buffer or (h, w)
+    spatial = np.zeros((1, 22, bh, bw), np.float32)
+    spatial[0, 0, :h, :w] = 1
+    for y in range(h):
+        for x in range(w):
+            if stones[y][x] != ".":
+                spatial[0, 1 if stones[y][x] == pla else 2, y, x] = 1
+                libs = liberties(stones, x, y)
+                if libs <= 3:
+                    spatial[0, 2 + libs, y, x] = 1
+    for k, (x, y) in enumerate(history[:5], start=1):
+        spatial[0, 8 + k, y, x] = 1
+    own, opp = spatial[0, 1].copy(), spatial[0, 2].copy()
+    if own.any() != opp.any():
+        own, opp = (spatial[0, 0], opp) if own.any() else (own, spatial[0, 0])
+    spatial[0, 18], spatial[0, 19] = own, opp
+    self_komi = komi if pla == "W" else -komi
+    glob = np.zeros((1, 19), np.float32)
+    glob[0, 5] = self_komi / 20
+    glob[0, 6:9] = rule_globals
+    glob[0, 18] = komi_wave(self_komi, h * w)
+    return spatial, glob
+
+
+def replay(width, height, moves):
+    """Stones and history (most recent first) after capture-free moves [(colour, vertex)]."""
+    stones = [["."] * width for _ in range(height)]
+    history = []
+    for colour, vertex in moves:
+        x, y = COLUMNS.index(vertex[0]), height - int(vertex[1:])
+        stones[y][x] = colour
+        history.insert(0, (x, y))
+    return ["".join(r) for r in stones], history
+
+
 def trivial_features(pos):
     n = pos["board_size"]
-    pla = pos["to_move"]
-    spatial = np.zeros((1, 22, n, n), np.float32)
-    spatial[0, 0] = 1
     moves = pos["moves"]
     if moves and moves[-1][1] == "pass":
         assert len(moves) == 1  # the Chinese-rules friendly-pass case: history hidden
-        moves, hidden = [], True
-    else:
-        hidden = False
-    for k, (colour, vertex) in enumerate(reversed(moves), start=1):
-        x, y = COLUMNS.index(vertex[0]), n - int(vertex[1:])
-        spatial[0, 1 if colour == pla else 2, y, x] = 1
-        if k <= 5:
-            assert (colour != pla) == (k % 2 == 1)
-            spatial[0, 8 + k, y, x] = 1
-    # Area (§3.6, Chinese): every stone, plus the empty region if only one colour borders it.
-    own, opp = spatial[0, 1].copy(), spatial[0, 2].copy()
-    if own.any() != opp.any():
-        own, opp = (own * 0 + 1, opp) if own.any() else (own, opp * 0 + 1)
-    spatial[0, 18], spatial[0, 19] = own, opp
-    self_komi = pos["komi"] if pla == "W" else -pos["komi"]
-    glob = np.zeros((1, 19), np.float32)
-    glob[0, 5] = self_komi / 20
-    glob[0, 18] = komi_wave(self_komi, n * n)
-    assert hidden or not any(v == "pass" for _, v in moves)
-    return spatial, glob
+        moves = []
+    assert not any(v == "pass" for _, v in moves)
+    stones, history = replay(n, n, moves)
+    return simple_features(stones, pos["to_move"], history, pos["komi"])
 
 
 @pytest.mark.parametrize("pos_id", TRIVIAL)
@@ -291,3 +331,57 @@ def test_katago_reference_positions_with_trivial_features(b6_model, pos_id):
     np.testing.assert_allclose(policy[:-1], np.nan_to_num(ref_policy.reshape(-1)), atol=2e-3)
     assert policy[-1] == pytest.approx(ref["policyPass"], abs=2e-3)
     np.testing.assert_allclose(sign * own, np.array(ref["whiteOwnership"]), atol=2e-3)
+
+
+# katago-network.md §5.3: outputs printed by KataGo's own tests (CUDA, TF32), same model.
+
+def white_view(model, spatial, glob, sym, pla, allow_no_result):
+    raw = oe.undo_symmetry_outputs(model.run(oe.apply_symmetry(spatial, sym), glob), sym)
+    probs = oe.wdl(raw["value"], allow_no_result)[0]
+    stats = oe.score_stats(raw["score"], probs[None])
+    sign = 1.0 if pla == "W" else -1.0
+    win = probs[0] if sign > 0 else probs[1]
+    return raw, probs, win, sign * stats["lead"][0], sign * stats["score_mean"][0], stats
+
+
+def test_katago_tiny_board_test_5x5_in_6x6_buffer_symmetry_3(b6_model):
+    stones = [".....", "...B.", "..W..", ".BBW.", "....."]
+    spatial, glob = simple_features(stones, "W", [], 7.5, (1.0, 0.5, 1.0), buffer=(6, 6))
+    assert sorted(zip(*np.nonzero(spatial[0, 5]))) == [(2, 2), (3, 3)]  # the 3-liberty stones
+    raw, probs, win, lead, mean, stats = white_view(b6_model, spatial, glob, 3, "W", False)
+    assert win == pytest.approx(0.9025, abs=1e-3) and probs[1] == pytest.approx(0.0975, abs=1e-3)
+    assert mean == pytest.approx(9.37, abs=0.02) and lead == pytest.approx(7.87, abs=0.02)
+    assert stats["score_mean_sq"][0] == pytest.approx(242.9, abs=0.2)
+    legal = np.zeros((1, 37), bool)
+    legal[0, -1] = True
+    for y in range(5):
+        for x in range(5):
+            legal[0, y * 6 + x] = stones[y][x] == "."
+    policy = oe.policy_probs(raw["policy"], legal)[0]
+    permille = {(x, y): policy[y * 6 + x] * 1000 for y in range(5) for x in range(5)}
+    top = sorted(permille, key=permille.get, reverse=True)[:3]
+    assert top == [(3, 2), (1, 2), (2, 1)]
+    for point, expected in zip(top, (607, 237, 150)):
+        assert permille[point] == pytest.approx(expected, abs=2)
+    assert policy[-1] * 1000 < 0.5
+
+
+@pytest.mark.parametrize("sym,white_win,white_lead", [
+    (1, 0.532987, 0.577), (4, 0.525422, 0.408), (6, 0.549882, 1.019)])
+def test_katago_rawnn_9x9_symmetries(b6_model, sym, white_win, white_lead):
+    stones, history = replay(9, 9, [("B", "C3"), ("W", "C6")])
+    spatial, glob = simple_features(stones, "B", history, 7.5)
+    _, probs, win, lead, _, _ = white_view(b6_model, spatial, glob, sym, "B", True)
+    assert win == pytest.approx(white_win, abs=3e-4)
+    assert probs[2] == pytest.approx(6e-5, abs=3e-5)
+    assert lead == pytest.approx(white_lead, abs=0.01)
+
+
+def test_katago_rawnn_7x10_all_symmetries(b6_model):
+    stones, history = replay(7, 10, [("B", "C3"), ("W", "C7"), ("B", "F7")])
+    spatial, glob = simple_features(stones, "W", history, 7.5, (1.0, -0.5, 1.0))
+    assert glob[0, 18] == -0.5  # even area
+    expected = [0.690885, 0.718946, 0.680947, 0.693356]
+    wins = [white_view(b6_model, spatial, glob, sym, "W", False)[2] for sym in range(8)]
+    np.testing.assert_allclose(wins[:4], expected, atol=3e-4)
+    np.testing.assert_array_equal(wins[4:], wins[:4])  # non-square: transpose bit ignored

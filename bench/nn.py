@@ -45,10 +45,6 @@ def rates(model: OnnxModel, batch: int, size: int, seconds: float) -> tuple[floa
     return wall, cpu
 
 
-def evals_per_second(model: OnnxModel, batch: int, size: int, seconds: float) -> float:
-    return rates(model, batch, size, seconds)[0]
-
-
 def table(path, sizes, batches, threads, seconds):
     print(f"evaluations per wall second / per CPU second, best of 3 slices "
           f"(model {path.name}, {seconds:g} s per cell)")
@@ -73,12 +69,12 @@ def variants(path, size, batch, threads, seconds):
             if mode == "parallel":
                 opts.execution_mode = ort.ExecutionMode.ORT_PARALLEL
                 opts.inter_op_num_threads = threads
-            rate = evals_per_second(OnnxModel(path, options=opts), batch, size, seconds)
-            print(f"  opt={name:<9} mode={mode:<10} {rate:8.1f} evals/s")
+            wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+            print(f"  opt={name:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
     opts = session_options(threads)
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    rate = evals_per_second(OnnxModel(path, options=opts), batch, size, seconds)
-    print(f"  opt=all       no spinning  {rate:8.1f} evals/s")
+    wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+    print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
 
 
 def main():

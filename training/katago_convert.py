@@ -267,6 +267,7 @@ def save(proto: onnx.ModelProto, out_path: str | Path) -> Path:
     os.close(fd)
     try:
         onnx.save(proto, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a model file is not secret
         os.replace(tmp, out_path)
     finally:
         if os.path.exists(tmp):

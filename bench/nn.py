@@ -27,30 +27,33 @@ def inputs(model: OnnxModel, batch: int, size: int, rng):
     return spatial, glob
 
 
-def evals_per_second(model: OnnxModel, batch: int, size: int, seconds: float) -> float:
-    """Best rate over three slices of `seconds`/3: the cores are shared, so the best slice is
-    the least disturbed one."""
+def rates(model: OnnxModel, batch: int, size: int, seconds: float) -> tuple[float, float]:
+    """(evaluations per wall second, per CPU second of this process), each the best of three
+    slices of `seconds`/3: the cores are shared, so the best slice is the least disturbed one.
+    The CPU-second rate hardly depends on other load; with 1 thread it is the speed on an idle core."""
     spatial, glob = inputs(model, batch, size, np.random.default_rng(0))
     for _ in range(2):
         model.run(spatial, glob)
-    best = 0.0
+    wall = cpu = 0.0
     for _ in range(3):
-        runs, start = 0, time.perf_counter()
+        runs, start, cpu_start = 0, time.perf_counter(), time.process_time()
         while runs < 2 or time.perf_counter() - start < seconds / 3:
             model.run(spatial, glob)
             runs += 1
-        best = max(best, batch * runs / (time.perf_counter() - start))
-    return best
+        wall = max(wall, batch * runs / (time.perf_counter() - start))
+        cpu = max(cpu, batch * runs / max(time.process_time() - cpu_start, 1e-9))
+    return wall, cpu
 
 
 def table(path, sizes, batches, threads, seconds):
-    print(f"evaluations/s, best of 3 slices  (model {path.name}, {seconds:g} s per cell)")
-    print("size threads " + "".join(f"{'b=' + str(b):>9}" for b in batches))
+    print(f"evaluations per wall second / per CPU second, best of 3 slices "
+          f"(model {path.name}, {seconds:g} s per cell)")
+    print("size  threads " + "".join(f"{'batch ' + str(b):>15}" for b in batches))
     for size in sizes:
         for t in threads:
             model = OnnxModel(path, threads=t)
-            cells = [evals_per_second(model, b, size, seconds) for b in batches]
-            print(f"{size:>2}x{size:<2} {t:>6} " + "".join(f"{c:9.1f}" for c in cells))
+            cells = [rates(model, b, size, seconds) for b in batches]
+            print(f"{size:>2}x{size:<2} {t:>6} " + "".join(f"{w:8.0f} /{c:5.0f}" for w, c in cells))
 
 
 def variants(path, size, batch, threads, seconds):
@@ -66,12 +69,12 @@ def variants(path, size, batch, threads, seconds):
             if mode == "parallel":
                 opts.execution_mode = ort.ExecutionMode.ORT_PARALLEL
                 opts.inter_op_num_threads = threads
-            rate = evals_per_second(OnnxModel(path, options=opts), batch, size, seconds)
-            print(f"  opt={name:<9} mode={mode:<10} {rate:8.1f} evals/s")
+            wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+            print(f"  opt={name:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
     opts = session_options(threads)
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    rate = evals_per_second(OnnxModel(path, options=opts), batch, size, seconds)
-    print(f"  opt=all       no spinning  {rate:8.1f} evals/s")
+    wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+    print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
 
 
 def main():

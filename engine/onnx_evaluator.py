@@ -18,7 +18,7 @@ import onnxruntime as ort
 
 from engine.evaluator import Evaluation
 
-KNOWN_FEATURE_SETS = ("katago-v7",)
+KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
 PROVIDERS = {
     "cpu": "CPUExecutionProvider",
     "cuda": "CUDAExecutionProvider",
@@ -82,6 +82,10 @@ class OnnxModel:
                                         f"got {sorted(shapes)}")
         self.num_spatial = shapes["spatial"][1]
         self.num_global = shapes["global"][1]
+        if (self.num_spatial, self.num_global) != KNOWN_FEATURE_SETS[self.feature_set]:
+            raise UnsupportedModelError(
+                f"{self.path}: {self.feature_set} needs {KNOWN_FEATURE_SETS[self.feature_set]} "
+                f"spatial/global inputs, the model has ({self.num_spatial}, {self.num_global})")
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.score_outputs = tuple(self.meta.get("score_outputs", ",".join(KATAGO_V8_SCORE_OUTPUTS))
                                    .split(","))

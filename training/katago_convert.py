@@ -256,14 +256,18 @@ def metadata(model: kb.KataModel) -> dict:
 
 def convert(in_path: str | Path, out_path: str | Path) -> Path:
     """Convert a KataGo model file to ONNX; writes atomically and returns the output path."""
-    model = kb.load(in_path)
-    proto = build_onnx(model)
+    return save(build_onnx(kb.load(in_path)), out_path)
+
+
+def save(proto: onnx.ModelProto, out_path: str | Path) -> Path:
+    """Write via a temporary file and rename, so a reader never sees a partial model."""
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out_path.parent, suffix=".onnx.tmp")
     os.close(fd)
     try:
         onnx.save(proto, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a model file is not secret
         os.replace(tmp, out_path)
     finally:
         if os.path.exists(tmp):
@@ -296,8 +300,7 @@ def main(argv=None) -> int:
     ap.add_argument("output")
     args = ap.parse_args(argv)
     model = kb.load(args.input)
-    out = Path(args.output)
-    convert(args.input, out)
+    out = save(build_onnx(model), args.output)
     print(f"{model.name}: version {model.version}, {kb.param_count(model)} parameters -> {out}")
     return 0
 

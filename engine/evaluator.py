@@ -28,6 +28,7 @@ class PositionBatch:
     recent_colors[i, k]  the colour that made that move (0 where none)
     to_move[i]           the side to move
     legal[i, a]          legal actions of the side to move (pass last)
+    handicap_stones      the game's handicap (the rules' white handicap bonus depends on it)
     """
 
     def __init__(self, capacity: int, width: int, height: int, komi: float, rules: Rules):
@@ -38,6 +39,7 @@ class PositionBatch:
         self.komi = komi
         self.rules = rules
         self.count = 0
+        self.handicap_stones = 0
         self.boards = np.zeros((capacity, B.NUM_ROWS, n), dtype=np.int64)
         self.history_boards = np.zeros((capacity, HISTORY_BOARDS, B.NUM_ROWS, n), dtype=np.int64)
         self.recent_points = np.zeros((capacity, HISTORY_MOVES), dtype=np.int64)

@@ -17,6 +17,7 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.evaluator import Evaluation
+from engine.features import fill_features
 
 KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
 PROVIDERS = {
@@ -210,3 +211,41 @@ def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_resul
                       (probs[:, 0] - probs[:, 1]).astype(np.float32),
                       stats["lead"].astype(np.float32),
                       ownership(raw["ownership"]).reshape(n, -1).astype(np.float32))
+
+
+class OnnxEvaluator:
+    """The search's Evaluator over an OnnxModel: input features, one random board symmetry per
+    position (or a fixed one), one inference call per batch, KataGo's post-processing."""
+
+    def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0):
+        self.model = model
+        self.symmetry = symmetry  # None: a random symmetry per position
+        self._rng = np.random.default_rng(seed)
+        self._buffers: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _inputs(self, capacity: int, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+        key = (capacity, height, width)
+        if key not in self._buffers:
+            self._buffers[key] = (
+                np.zeros((capacity, self.model.num_spatial, height, width), dtype=np.float32),
+                np.zeros((capacity, self.model.num_global), dtype=np.float32))
+        return self._buffers[key]
+
+    def evaluate(self, batch) -> Evaluation:
+        n = batch.count
+        if self.symmetry is not None:
+            syms = np.full(n, self.symmetry, dtype=np.int64)
+        else:
+            syms = self._rng.integers(0, 8, n).astype(np.int64)
+        if batch.width != batch.height:
+            syms &= 3  # no transposition on a rectangular board
+        spatial, global_in = self._inputs(batch.capacity, batch.height, batch.width)
+        fill_features(batch, spatial, global_in, syms, handicap_stones=batch.handicap_stones)
+        raw = self.model.run(spatial[:n], global_in[:n])
+        for s in np.unique(syms):
+            if s:
+                rows = syms == s
+                undone = undo_symmetry_outputs({k: v[rows] for k, v in raw.items()}, int(s))
+                for k, v in undone.items():
+                    raw[k][rows] = v
+        return to_evaluation(raw, batch.legal[:n], self.model, no_result_possible(batch.rules))

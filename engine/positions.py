@@ -18,4 +18,5 @@ def batch_row_from_game(batch: PositionBatch, i: int, game: GameState) -> None:
         batch.recent_colors[i, k] = color
         batch.recent_points[i, k] = point
     batch.to_move[i] = game.to_move
+    batch.handicap_stones = game.handicap
     batch.legal[i] = game.legal_mask(game.to_move)

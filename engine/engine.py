@@ -290,7 +290,7 @@ class Engine:
         """Ownership of every point from Black's view (+1 Black), averaged."""
         g = self.game
         batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
-        batch.white_bonus = float(g.rules.handicap_bonus(g.handicap))
+        batch.handicap_stones = g.handicap
         B.copy_board(batch.boards[0], g.board)
         batch.history_boards[0, 0] = g.board_before(1)
         batch.history_boards[0, 1] = g.board_before(2)
@@ -302,7 +302,7 @@ class Engine:
             own = self.evaluator.evaluate(batch).ownership
         if own is None:
             own = np.zeros((1, g.width * g.height), np.float32)
-            rollout_batch(batch.boards, batch.to_move, 1, g.komi + batch.white_bonus,
+            rollout_batch(batch.boards, batch.to_move, 1, g.komi + g.rules.handicap_bonus(g.handicap),
                           g.rules.suicide, self.DEAD_PLAYOUTS, 3 * g.width * g.height + 20,
                           np.empty_like(g.board), np.zeros(g.width * g.height),
                           np.zeros(1, np.float32), np.zeros(1, np.float32), own)

@@ -28,9 +28,7 @@ class PositionBatch:
     recent_colors[i, k]  the colour that made that move (0 where none)
     to_move[i]           the side to move
     legal[i, a]          legal actions of the side to move (pass last)
-    komi                 the game's komi; white_bonus: extra points White gets for handicap
-                         stones under the rules (effective komi = komi + white_bonus, what
-                         KataGo calls selfKomi and what in-tree scoring uses)
+    handicap_stones      the game's handicap (the rules' white handicap bonus depends on it)
     seed                 a fresh random number per evaluate call (e.g. to pick a symmetry)
     """
 
@@ -41,9 +39,9 @@ class PositionBatch:
         self.height = height
         self.komi = komi
         self.rules = rules
-        self.white_bonus = 0.0
         self.seed = 0
         self.count = 0
+        self.handicap_stones = 0
         self.boards = np.zeros((capacity, B.NUM_ROWS, n), dtype=np.int64)
         self.history_boards = np.zeros((capacity, HISTORY_BOARDS, B.NUM_ROWS, n), dtype=np.int64)
         self.recent_points = np.zeros((capacity, HISTORY_MOVES), dtype=np.int64)

@@ -354,7 +354,7 @@ class Search:
 
     # ---- buffers ---------------------------------------------------------------------------
     def _ensure_buffers(self, game) -> None:
-        geom = (game.width, game.height, game.komi, game.rules)
+        geom = (game.width, game.height, game.komi, game.rules, game.handicap)
         if geom == self._geometry:
             return
         self._geometry = geom
@@ -362,7 +362,6 @@ class Search:
         bs = self.config.batch_size
         a = w * h + 1
         self._batch = PositionBatch(bs, w, h, game.komi, game.rules)
-        self._batch.white_bonus = float(game.rules.handicap_bonus(game.handicap))
         depth = T.max_depth_for(w, h)
         self._path_nodes = np.zeros((bs, depth + 1), np.int64)
         self._path_actions = np.zeros((bs, depth + 1), np.int64)
@@ -497,7 +496,7 @@ class Search:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
         recent_p, recent_c, hist = self._root_context(game)
         komi = game.komi + game.rules.handicap_bonus(game.handicap)
-        b.white_bonus = float(game.rules.handicap_bonus(game.handicap))
+        b.handicap_stones = game.handicap
         b.komi = game.komi
         root_fpu = 0.0 if noise_weight > 0 else cfg.root_fpu_reduction
         fp = np.array([cfg.c_puct, cfg.c_puct_log, cfg.c_puct_base, cfg.fpu_reduction,

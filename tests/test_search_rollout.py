@@ -6,6 +6,7 @@ import pytest
 from engine.constants import BLACK, WHITE
 from engine.evaluator import Evaluation, PositionBatch
 from engine.rollout import MixedEvaluator, RolloutEvaluator
+from engine.rules import PRESETS
 from tests.search_helpers import game_from_diagram
 
 SETTLED = """
@@ -42,10 +43,10 @@ def test_settled_position_scores_exactly():
 
 
 def test_handicap_bonus_is_part_of_the_komi():
-    g = game_from_diagram(SETTLED, BLACK, komi=0.5)
+    g = game_from_diagram(SETTLED, BLACK, komi=0.5, rules=PRESETS["chinese"])
     b = _batch(g, [BLACK])
     b.komi = -10.0
-    b.white_bonus = 2.0  # effective komi -8: Black wins by 10 - 15 + 8 = 3
+    b.handicap_stones = 2  # chinese: White gets 2 points, effective komi -8: B+3
     ev = RolloutEvaluator().evaluate(b)
     assert ev.value[0] == 1.0 and ev.score[0] == pytest.approx(3.0)
 

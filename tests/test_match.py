@@ -1,0 +1,303 @@
+"""gtp.match, gtp.elo, gtp.refboard: math and scoring by hand, short real matches, restarts."""
+
+import json
+import math
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf
+
+from gtp.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
+from gtp.match import main
+from gtp.match_game import (MatchError, parse_final_score, random_opening, read_opening_file,
+                            result_string)
+from gtp.refboard import RefBoard, tromp_taylor_score
+
+HERE = Path(__file__).resolve().parent
+FAKE = HERE / "fake_gtp_engine.py"
+GNUGO = "/usr/games/gnugo"
+GNUGO0 = f"{GNUGO} --mode gtp --level 0"
+needs_gnugo = pytest.mark.skipif(not os.path.exists(GNUGO),
+                                 reason="GNU Go not installed (apt-get install gnugo)")
+
+
+def fake(mode: str, n: int = 0) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode} {n}"
+
+
+def load(out) -> dict:
+    return json.loads((Path(out) / "match.json").read_text())
+
+
+def sgf_moves(path):
+    game = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
+    return game, [n.get_move() for n in game.get_main_sequence()[1:]]
+
+
+# ---- Elo and interval -----------------------------------------------------------------------
+
+def test_elo_from_score_hand_values():
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.75) == pytest.approx(400 * 0.47712125472, abs=1e-6)  # 400 log10 3
+    assert elo_from_score(0.25) == pytest.approx(-190.8485, abs=1e-3)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(0.7, 10)          # textbook Wilson 95 % interval for 7/10
+    assert lo == pytest.approx(0.3968, abs=1e-4) and hi == pytest.approx(0.8922, abs=1e-4)
+    lo, hi = wilson_interval(1.0, 10)          # closed form at p = 1: n / (n + z^2)
+    assert hi == 1.0 and lo == pytest.approx(10 / (10 + Z95 ** 2), abs=1e-12)
+    lo, hi = wilson_interval(0.0, 10)
+    assert lo == 0.0 and hi == pytest.approx(Z95 ** 2 / (10 + Z95 ** 2), abs=1e-12)
+
+
+def test_estimate_counts_draws_half():
+    e = estimate(7, 0, 3)
+    assert e.score == 0.7 and e.elo == pytest.approx(147.19, abs=0.01)
+    assert e.elo_low == pytest.approx(400 * math.log10(0.39678 / 0.60322), abs=0.1)
+    e = estimate(2, 2, 0)
+    assert e.score == 0.75 and e.elo == pytest.approx(190.85, abs=0.01)
+    e = estimate(5, 0, 0)
+    assert e.elo == math.inf and math.isfinite(e.elo_low) and e.elo_low > 0
+    assert (format_elo(e.elo), format_elo(-12.4), format_elo(0.0)) == ("+inf", "-12", "+0")
+
+
+# ---- referee board and Tromp-Taylor count ----------------------------------------------------
+
+def test_area_score_known_positions():
+    assert tromp_taylor_score(5, [], 0.5) == -0.5
+    assert tromp_taylor_score(5, [("b", (2, 2))], 0) == 25
+    walls = [m for r in range(5) for m in (("b", (r, 2)), ("w", (r, 3)))]
+    assert tromp_taylor_score(5, walls, 0.5) == 15 - 10 - 0.5
+    # one empty region touching both colours belongs to nobody
+    assert tromp_taylor_score(5, [("b", (0, 0)), ("w", (4, 4))], 0) == 0
+    # dead stones are not removed: a lone white stone in black's area counts for white and
+    # makes the 9 empty points around it neutral: black 5 stones, white 6 stones + 5 area
+    assert tromp_taylor_score(5, walls + [("w", (0, 0))], 0) == 5 - 11
+
+
+def test_capture_suicide_and_ko():
+    b = RefBoard(5)
+    assert b.play("w", (0, 0)) is None
+    assert b.play("b", (0, 1)) is None and b.play("b", (1, 0)) is None
+    assert (0, 0) not in b.stones and b.area_score(0) == 25
+    assert b.play("w", (0, 0)) == "suicide" and (0, 0) not in b.stones
+    assert b.play("w", (0, 1)) == "occupied" and b.play("w", (5, 0)) == "off the board"
+
+    k = RefBoard(5)
+    for colour, p in [("b", (0, 1)), ("b", (1, 0)), ("b", (2, 1)), ("w", (1, 1)),
+                      ("w", (0, 2)), ("w", (2, 2)), ("w", (1, 3))]:
+        assert k.play(colour, p) is None
+    assert k.play("b", (1, 2)) is None and (1, 1) not in k.stones     # takes the ko
+    assert k.play("w", (1, 1)) == "ko"
+    assert k.play("w", (4, 4)) is None and k.play("b", (4, 0)) is None  # ko threats
+    assert k.play("w", (1, 1)) is None and (1, 2) not in k.stones     # retake
+    assert k.play("b", None) is None and k.ko is None                 # a pass clears ko
+    with pytest.raises(ValueError):
+        tromp_taylor_score(5, [("b", (0, 0)), ("w", (0, 0))], 0)
+
+
+def test_random_opening_legal_deterministic_off_edge():
+    a = random_opening(9, 6, random.Random("0:3"))
+    assert a == random_opening(9, 6, random.Random("0:3"))
+    assert a != random_opening(9, 6, random.Random("0:4"))
+    assert [c for c, _ in a] == ["b", "w"] * 3
+    assert all(1 <= r <= 7 and 1 <= c <= 7 for _, (r, c) in a)
+    board = RefBoard(9)
+    assert all(board.play(c, p) is None for c, p in a)
+
+
+def test_opening_file(tmp_path):
+    f = tmp_path / "open.txt"
+    f.write_text("# openings\nC3 E5\n\nD4  # centre\n")
+    assert read_opening_file(str(f), 7) == [[("b", (2, 2)), ("w", (4, 4))], [("b", (3, 3))]]
+    f.write_text("C3 C3\n")
+    with pytest.raises(MatchError, match="illegal"):
+        read_opening_file(str(f), 7)
+    f.write_text("Z9\n")
+    with pytest.raises(MatchError):
+        read_opening_file(str(f), 7)
+
+
+def test_result_strings_and_final_score():
+    assert result_string("b", "passes", 3.5) == "B+3.5"
+    assert result_string("w", "max-moves", -12.0) == "W+12"
+    assert result_string("w", "resign", None) == "W+R"
+    assert result_string("b", "timeout", None) == "B+T"
+    assert result_string("w", "illegal", None) == "W+F"
+    assert result_string("b", "crash", None) == "B+F"
+    assert result_string(None, "passes", 0.0) == "0"
+    assert result_string(None, "void", None) == "Void"
+    assert parse_final_score("B+3.5") == 3.5 and parse_final_score("W+0.5") == -0.5
+    assert parse_final_score("0") == 0.0
+    with pytest.raises(ValueError):
+        parse_final_score("cannot score")
+
+
+# ---- real matches ------------------------------------------------------------------------------
+
+BASE = ["--size", "7", "--komi", "7.5", "--max-moves", "50", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def gnugo_match(tmp_path_factory):
+    if not os.path.exists(GNUGO):
+        pytest.skip("GNU Go not installed (apt-get install gnugo)")
+    out = tmp_path_factory.mktemp("m") / "match"
+    args = [GNUGO0, GNUGO0, "--games", "4", "--openings", "3", "--parallel", "2",
+            "--rules", "chinese", "--out", str(out)] + BASE
+    assert main(args) == 0
+    return out, args
+
+
+def test_match_files_consistent(gnugo_match, capsys):
+    out, _ = gnugo_match
+    data = load(out)
+    games = data["games"]
+    assert [g["game"] for g in games] == [0, 1, 2, 3]
+    assert [(g["black"], g["white"]) for g in games] == [(1, 2), (2, 1)] * 2
+    wins = {1: 0, 2: 0}
+    for g in games:
+        game, moves = sgf_moves(out / g["sgf"])
+        root = game.get_root()
+        assert game.get_size() == 7 and root.get("KM") == 7.5 and root.get("RU") == "chinese"
+        assert root.get("PB") == root.get("PW") == "GNU Go"
+        assert root.get("RE") == g["result"]
+        assert len(moves) == g["moves"] <= 50 and g["opening"] == 3
+        assert g["reason"] in ("passes", "max-moves", "resign")
+        if g["reason"] in ("passes", "max-moves"):
+            assert g["scorer"] == "tromp-taylor"
+            assert tromp_taylor_score(7, moves, 7.5) == g["score"]   # score from the SGF itself
+            assert g["result"] == (f"B+{g['score']:g}" if g["score"] > 0 else f"W+{-g['score']:g}")
+        assert g["winner"] == g["result"][0]
+        assert g["winner_engine"] == (g["black"] if g["winner"] == "B" else g["white"])
+        wins[g["winner_engine"]] += 1
+    # games 2k and 2k+1 share their opening
+    assert sgf_moves(out / games[0]["sgf"])[1][:3] == sgf_moves(out / games[1]["sgf"])[1][:3]
+    s = data["summary"]
+    assert (s["games"], s["engine1_wins"], s["engine2_wins"]) == (4, wins[1], wins[2])
+    assert s["black_wins"] + s["white_wins"] + s["draws"] == 4
+    e = estimate(wins[1], 0, wins[2])
+    assert s["engine1_score"] == round(e.score, 4)
+
+
+def test_match_restart_skips_finished_games(gnugo_match, tmp_path, capsys):
+    src, args = gnugo_match
+    out = tmp_path / "copy"
+    shutil.copytree(src, out)
+    args = [a if a != str(src) else str(out) for a in args]
+    stamp = {p.name: p.stat().st_mtime_ns for p in out.glob("*.sgf")}
+    before = load(out)["games"]
+    assert main(args) == 0
+    assert load(out)["games"] == before
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.sgf")} == stamp
+    assert "engine 1 wins" in capsys.readouterr().out
+
+    (out / "game-0002.sgf").unlink()                   # a lost SGF is replayed
+    args6 = [a if a != "4" else "6" for a in args]     # and more games are added
+    assert main(args6) == 0
+    after = load(out)["games"]
+    assert [g["game"] for g in after] == list(range(6))
+    assert after[0] == before[0] and after[2:4] == before[2:4]
+    for name in ("game-0001.sgf", "game-0003.sgf", "game-0004.sgf"):
+        assert (out / name).stat().st_mtime_ns == stamp[name]
+    assert all((out / f"game-000{i}.sgf").exists() for i in range(1, 7))
+
+    changed = [a if a != "7.5" else "6.5" for a in args]
+    assert main(changed) == 2
+
+
+def run_pair(tmp_path, e1, e2, games, *extra):
+    out = tmp_path / "out"
+    assert main([e1, e2, "--games", str(games), "--out", str(out)] + BASE + list(extra)) == 0
+    return load(out)["games"]
+
+
+@needs_gnugo
+@pytest.mark.parametrize("mode, reason, detail", [
+    ("illegal", "illegal", "occupied"),
+    ("garbage", "illegal", "unreadable"),
+    ("crash", "crash", "exited"),
+    ("resign", "resign", ""),
+])
+def test_misbehaving_engine_loses(tmp_path, mode, reason, detail):
+    games = run_pair(tmp_path, fake(mode), GNUGO0, 2)
+    for g in games:
+        assert g["winner_engine"] == 2 and g["reason"] == reason and detail in g["detail"]
+        loser = "B" if g["black"] == 1 else "W"
+        code = {"illegal": "F", "crash": "F", "resign": "R"}[reason]
+        assert g["result"] == ("W" if loser == "B" else "B") + "+" + code
+        assert g["black_name" if loser == "B" else "white_name"] == f"Fake {mode}"
+
+
+def test_timeout_loses(tmp_path):
+    games = run_pair(tmp_path, fake("pass"), fake("hang"), 1, "--move-time", "0.2",
+                     "--time-margin", "0.2")
+    g = games[0]
+    assert (g["reason"], g["winner_engine"], g["result"]) == ("timeout", 1, "B+T")
+    assert g["moves"] == 1  # black passed, white hung on its first genmove
+
+
+def test_passes_end_and_score(tmp_path):
+    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1)[0]
+    assert (g["reason"], g["moves"], g["score"], g["result"]) == ("passes", 2, -7.5, "W+7.5")
+
+
+def test_rejected_move_and_void_opening(tmp_path):
+    g = run_pair(tmp_path, fake("picky"), fake("illegal"), 1)[0]
+    # engine 2 (white) plays a legal move that engine 1 refuses: the mover loses
+    assert g["reason"] == "illegal" and g["winner_engine"] == 1
+    assert "rejected by opponent" in g["detail"]
+    shutil.rmtree(tmp_path / "out")
+    g = run_pair(tmp_path, fake("picky"), fake("pass"), 2, "--openings", "1")[0]
+    assert (g["reason"], g["result"], g["winner_engine"]) == ("void", "Void", None)
+    assert load(tmp_path / "out")["summary"]["void"] == 2
+
+
+@needs_gnugo
+def test_max_moves_and_referee(tmp_path):
+    games = run_pair(tmp_path, GNUGO0, GNUGO0, 1, "--max-moves", "6", "--referee",
+                     f"{GNUGO} --mode gtp --chinese-rules --level 0")
+    g = games[0]
+    assert (g["reason"], g["moves"], g["scorer"]) == ("max-moves", 6, "referee")
+    # the same position scored by a separate GNU Go via loadsgf
+    sgf_path = tmp_path / "out" / g["sgf"]
+    gtp = f"loadsgf {sgf_path}\nfinal_score\nquit\n"
+    answer = subprocess.run([GNUGO, "--mode", "gtp", "--chinese-rules", "--level", "0"],
+                            input=gtp, capture_output=True, text=True, timeout=30).stdout
+    assert f"= {g['result']}" in answer
+
+
+def test_referee_failure_falls_back(tmp_path):
+    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1, "--referee", fake("pass"))[0]
+    assert g["scorer"] == "tromp-taylor" and "referee failed" in g["detail"]
+    assert g["result"] == "W+7.5"
+
+
+def test_plot_or_message(tmp_path, capsys):
+    png = tmp_path / "elo.png"
+    run_pair(tmp_path, fake("pass"), fake("resign"), 2, "--plot", str(png))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "matplotlib is not installed" in capsys.readouterr().err
+        assert not png.exists()
+    else:
+        assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["--games", "2", "--out", str(out)] + BASE
+    assert main(["/nonexistent/engine", fake("pass")] + args) == 2
+    assert "cannot start" in capsys.readouterr().err
+    (out / "match.json").write_text("{not json")
+    assert main([fake("pass"), fake("pass")] + args) == 2
+    assert "unreadable" in capsys.readouterr().err

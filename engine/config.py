@@ -38,6 +38,7 @@ class EngineConfig:
     playouts: int = 0  # stop after this many new evaluations in this search (0 = none)
     seconds: float = 1.0  # time per move when no clock is set (0 = none)
     fallback_visits: int = 800  # limit used when visits, playouts and seconds are all 0
+    early_stop: bool = True  # stop when no other move can overtake the most visited one
     max_seconds: float = 600.0  # hard cap per genmove whatever the clock says
     lag_buffer: float = 0.5  # seconds kept back per move for GTP/network lag
     use_lcb: bool = True  # choose the move with the best lower confidence bound, not most visits

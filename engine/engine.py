@@ -19,6 +19,7 @@ from engine.constants import BLACK, WHITE
 from engine.coords import point_from_action
 from engine.evaluator import PositionBatch
 from engine.game import GameState
+from engine.positions import batch_row_from_game
 from engine.rollout import RolloutEvaluator, rollout_batch
 from engine.rules import PRESETS, Rules
 from engine.search import RootStats, Search, SearchLimits
@@ -150,7 +151,9 @@ class Engine:
         cfg = self.config
         started = time.monotonic()
         seconds = self._time_budget(color)
-        limits = SearchLimits(cfg.visits, cfg.playouts, seconds)
+        sampling = cfg.temperature > 0 and len(self.game.moves) < cfg.temperature_moves
+        limits = SearchLimits(cfg.visits, cfg.playouts, seconds,
+                              early_stop=cfg.early_stop and not sampling)
         if not (limits.visits or limits.playouts or limits.seconds):
             limits.visits = cfg.fallback_visits
         update = None
@@ -290,12 +293,7 @@ class Engine:
         """Ownership of every point from Black's view (+1 Black), averaged."""
         g = self.game
         batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
-        batch.handicap_stones = g.handicap
-        B.copy_board(batch.boards[0], g.board)
-        batch.history_boards[0, 0] = g.board_before(1)
-        batch.history_boards[0, 1] = g.board_before(2)
-        batch.to_move[0] = g.to_move
-        batch.legal[0] = g.legal_mask(g.to_move)
+        batch_row_from_game(batch, 0, g)
         batch.count = 1
         own = None
         if not isinstance(self.evaluator, RolloutEvaluator):

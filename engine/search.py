@@ -308,6 +308,39 @@ class SearchLimits:
     visits: int = 0  # root visits, reused ones included
     playouts: int = 0  # new leaf evaluations in this search
     seconds: float = 0.0  # wall-clock time
+    early_stop: bool = False  # also stop once no other move can catch up with the most visited
+
+
+@njit(cache=True)
+def root_visit_gap(t, root_legal):
+    """Visits of the most visited legal root child minus those of the runner-up."""
+    root = t.meta[T.M_ROOT]
+    s = t.node_edge_start[root]
+    first = 0
+    second = 0
+    for j in range(s, s + t.node_num_children[root]):
+        if not root_legal[t.edge_action[j]]:
+            continue
+        v = t.node_visits[t.edge_child[j]]
+        if v > first:
+            second = first
+            first = v
+        elif v > second:
+            second = v
+    return first - second
+
+
+def _remaining_playouts(limits: SearchLimits, root_visits: int, playouts: int,
+                        elapsed: float) -> float:
+    """How many more playouts the limits allow at most (inf when unlimited)."""
+    rem = np.inf
+    if limits.visits:
+        rem = min(rem, limits.visits - root_visits)
+    if limits.playouts:
+        rem = min(rem, limits.playouts - playouts)
+    if limits.seconds and elapsed > 0.05 and playouts > 0:
+        rem = min(rem, playouts / elapsed * (limits.seconds - elapsed))
+    return rem
 
 
 @dataclass
@@ -518,6 +551,10 @@ class Search:
                 break
             now = time.monotonic()
             if limits.seconds and now - start >= limits.seconds:
+                break
+            if limits.early_stop and playouts and root_visit_gap(t, self.root_legal) > \
+                    _remaining_playouts(limits, int(t.node_visits[self.root]), playouts,
+                                        now - start):
                 break
             if on_update is not None and now >= next_update:
                 on_update()

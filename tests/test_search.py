@@ -218,3 +218,21 @@ def test_cache_serves_repeated_positions():
     # transpositions (A then B == B then A) are served from the cache
     assert ev.positions < 2000
     assert int(s.tree.node_visits[s.root]) >= 2000
+
+
+def test_early_stop_when_the_lead_is_unassailable():
+    # one obviously winning move (the capture) soon has more visits than the rest can reach
+    g = game_from_diagram("""
+        . . . . .
+        . X X X .
+        X O O O X
+        X O . O X
+        . X X X .
+        """, BLACK, komi=0.5)
+    s = Search(RolloutEvaluator(), SearchConfig(batch_size=8), seed=5)
+    done = s.run(g, BLACK, SearchLimits(playouts=20000, early_stop=True))
+    st = s.root_stats()
+    top, second = sorted(st.visits)[-1], sorted(st.visits)[-2]
+    assert done < 20000
+    assert top - second > 20000 - done - 8  # checked once per batch of 8
+    assert point_from_action(int(st.actions[np.argmax(st.visits)]), 5, 5) == vertex(g, "C2")

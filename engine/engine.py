@@ -300,8 +300,9 @@ class Engine:
             own = self.evaluator.evaluate(batch).ownership
         if own is None:
             own = np.zeros((1, g.width * g.height), np.float32)
-            rollout_batch(batch.boards, batch.to_move, 1, g.komi + g.rules.handicap_bonus(g.handicap),
-                          g.rules.suicide, self.DEAD_PLAYOUTS, 3 * g.width * g.height + 20,
+            komi = g.komi + g.rules.handicap_bonus(g.handicap)
+            rollout_batch(batch.boards, batch.to_move, 1, komi, g.rules.suicide,
+                          self.DEAD_PLAYOUTS, 3 * g.width * g.height + 20,
                           np.empty_like(g.board), np.zeros(g.width * g.height),
                           np.zeros(1, np.float32), np.zeros(1, np.float32), own)
         sign = 1.0 if g.to_move == BLACK else -1.0

@@ -103,9 +103,10 @@ class RolloutEvaluator:
         value = np.zeros(n, np.float32)
         score = np.zeros(n, np.float32)
         own = np.zeros((n, a), np.float32)
-        rollout_batch(batch.boards, batch.to_move, n, batch.komi + batch.rules.handicap_bonus(batch.handicap_stones),
-                      batch.rules.suicide, self.playouts_per_leaf, 3 * a + 20, self._scratch,
-                      self._own_scratch, value, score, own)
+        komi = batch.komi + batch.rules.handicap_bonus(batch.handicap_stones)
+        rollout_batch(batch.boards, batch.to_move, n, komi, batch.rules.suicide,
+                      self.playouts_per_leaf, 3 * a + 20, self._scratch, self._own_scratch,
+                      value, score, own)
         legal = batch.legal[:n].astype(np.float32)
         policy = legal / legal.sum(axis=1, keepdims=True)
         return Evaluation(policy, value, score, own)

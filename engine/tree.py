@@ -10,8 +10,8 @@ Nodes hold the statistics (visits, value sum, sum of squares, score sum, virtual
 leaf evaluation; edges hold only (action, prior, child). An edge with child NO_NODE has never
 been visited. Within a node's slice the edges with a child come first (`attach_child` swaps a
 newly visited edge to the front), followed by the unvisited edge with the highest prior, so
-selection reads child statistics only for the children and looks at one unvisited edge. Node 0 is reserved as NO_NODE (never -1: numba
-wraps negative indices).
+selection reads child statistics only for the children and looks at one unvisited edge.
+Node 0 is reserved as NO_NODE (never -1: numba wraps negative indices).
 
 Capacity is fixed at construction. When the nodes run out the search stops; when the edges run
 out a node is still evaluated but kept as a leaf (state LEAF) whose stored value is backed up

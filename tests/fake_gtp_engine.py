@@ -82,6 +82,11 @@ for line in sys.stdin:
         sys.exit(3)
     if cmd == "name":
         answer(cid, f"Fake {mode}")
+    elif cmd == "protocol_version":
+        answer(cid, "2")
+    elif cmd == "list_commands":
+        answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
+                               "name", "play", "protocol_version", "quit"]))
     elif cmd == "boardsize":
         size = int(args[0])
         answer(cid)

@@ -57,7 +57,8 @@ def replay(size: int, komi: float, rules: str, moves) -> GameState:
     """A GameState with (colour, vertex) moves played; each must be legal."""
     game = GameState(size, size, komi, rules_by_name(rules))
     for colour, v in moves:
-        assert game.play(BLACK if colour == "b" else WHITE, parse_vertex(v, size, size)) == B.MOVE_OK
+        colour = BLACK if colour == "b" else WHITE
+        assert game.play(colour, parse_vertex(v, size, size)) == B.MOVE_OK
     return game
 
 

@@ -20,7 +20,7 @@ from sgfmill import common, sgf
 
 from engine import board as B
 from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
+from engine.coords import parse_vertex, xy_from_point
 from engine.game import GameState
 from engine.rules import result_string as score_string
 from engine.rules import rules_by_name
@@ -134,7 +134,7 @@ def test_random_opening_legal_deterministic_off_edge():
     game = cfg.new_game()
     for colour, p in a:
         assert game.play(BLACK if colour == "b" else WHITE, p) == B.MOVE_OK
-        x, y = p % 10 - 1, p // 10 - 1          # padded 9x9 board: stride 10
+        x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 
 

@@ -53,9 +53,9 @@ class Commands:
         self.quit_requested = False
         self.registry = {}
         for attr in dir(type(self)):
-            fn = getattr(self, attr)
+            fn = getattr(type(self), attr)
             if attr.startswith("cmd_") and hasattr(fn, "gtp_name"):
-                self.registry[fn.gtp_name] = fn
+                self.registry[fn.gtp_name] = getattr(self, attr)
 
     @property
     def engine(self):
@@ -452,7 +452,7 @@ def free_handicap_points(n: int, width: int, height: int) -> list[int]:
     """Engine-chosen handicap: the fixed layout when there is one, else spread-out points.
 
     Points beyond the fixed layout are added greedily, each as far as possible from the stones
-    already chosen, preferring points away from the first two lines.
+    already chosen; points off the first two lines (one on small boards) come first.
     """
     if width == height and n <= max_fixed_handicap(width, height):
         return fixed_handicap_points(n, width)
@@ -461,15 +461,19 @@ def free_handicap_points(n: int, width: int, height: int) -> list[int]:
         base = fixed_handicap_points(max_fixed_handicap(width, height), width)
         chosen = [xy_from_point(p, width) for p in base]
     cells = [(x, y) for y in range(height) for x in range(width)]
-    while len(chosen) < n:
-        taken = set(chosen)
-
-        def merit(c):
-            x, y = c
-            edge = min(x, y, width - 1 - x, height - 1 - y)
-            spread = min(((x - a) ** 2 + (y - b) ** 2 for a, b in chosen), default=0)
-            return (spread, min(edge, 2), -abs(2 * x - width + 1) - abs(2 * y - height + 1))
-        chosen.append(max((c for c in cells if c not in taken), key=merit))
+    inner = 2 if min(width, height) >= 7 else 1 if min(width, height) >= 3 else 0
+    zone = {(x, y): min(x, y, width - 1 - x, height - 1 - y) >= inner for x, y in cells}
+    centre = {(x, y): -abs(2 * x - width + 1) - abs(2 * y - height + 1) for x, y in cells}
+    far = {c: min(((c[0] - a) ** 2 + (c[1] - b) ** 2 for a, b in chosen), default=10 ** 9)
+           for c in cells}
+    for c in chosen:
+        far.pop(c, None)
+    while len(chosen) < n and far:
+        best = max(far, key=lambda c: (zone[c], far[c], centre[c]))
+        chosen.append(best)
+        del far[best]
+        for c in far:
+            far[c] = min(far[c], (c[0] - best[0]) ** 2 + (c[1] - best[1]) ** 2)
     return [point_from_xy(x, y, width) for x, y in chosen]
 
 

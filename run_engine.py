@@ -13,11 +13,13 @@ import sys
 
 
 def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="dosaku", description="Dosaku Go engine (GTP on stdin/stdout)")
+    ap = argparse.ArgumentParser(prog="dosaku",
+                                 description="Dosaku Go engine (GTP on stdin/stdout)")
     ap.add_argument("--boardsize", type=int, default=19, help="initial board size (default 19)")
     ap.add_argument("--komi", type=float, default=7.5, help="initial komi (default 7.5)")
     ap.add_argument("--rules", default="chinese",
-                    help="ruleset preset: chinese, japanese, tromp-taylor, aga, ... (default chinese)")
+                    help="ruleset preset: chinese, japanese, tromp-taylor, aga, ... "
+                         "(default chinese)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--log-file", help="also write the log to this file")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
@@ -31,8 +33,12 @@ def build_engine(args: argparse.Namespace):
     """Import and construct the Engine, then warm up the numba kernels (runs in the background)."""
     from engine.engine import Engine
     from engine.rules import rules_by_name
+    try:
+        rules = rules_by_name(args.rules)
+    except KeyError:
+        raise ValueError(f"unknown --rules {args.rules!r}") from None
     _warm_up(Engine)
-    return Engine(args.boardsize, args.boardsize, args.komi, rules_by_name(args.rules), args.seed)
+    return Engine(args.boardsize, args.boardsize, args.komi, rules, args.seed)
 
 
 def _warm_up(engine_class) -> None:

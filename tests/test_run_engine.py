@@ -8,8 +8,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = [sys.executable, str(ROOT / "run_engine.py")]
 
@@ -96,6 +94,13 @@ def test_end_of_input_exits_cleanly():
                        timeout=60)
     assert p.returncode == 0
     assert p.stdout == b"= Dosaku\n\n=\n\n=\n\n"  # the last line had no newline: still answered
+
+
+def test_bad_engine_flag_is_reported_on_every_engine_command():
+    p = subprocess.run(ENGINE + ["--rules", "nonsense"], input=b"name\nboardsize 9\nquit\n",
+                       capture_output=True, timeout=60)
+    assert p.stdout == (b"= Dosaku\n\n? engine failed to start: unknown --rules 'nonsense'\n\n"
+                        b"=\n\n")
 
 
 def test_stdout_carries_protocol_only():

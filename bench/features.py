@@ -78,6 +78,19 @@ def time_fill(games, size, batch_size, seconds):
     return best * 1e6
 
 
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`: microseconds per position at batch 16."""
+    rng = np.random.default_rng(0)
+    seconds = 0.3 if quick else 1.0
+    figures = {}
+    for size in (9, 19):
+        for name, games in (("gnugo", reference_games(size)), ("random", random_games(size, 8, rng))):
+            if games:
+                figures[f"{size}x{size} {name} positions"] = (time_fill(games, size, 16, seconds),
+                                                              "us/position")
+    return figures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0)

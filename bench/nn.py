@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from bench.runner import Skip
 from engine.onnx_evaluator import OnnxModel, session_options
 from training.katago_convert import cached_onnx_for
 
@@ -75,6 +76,22 @@ def variants(path, size, batch, threads, seconds):
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
     print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
+
+
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`: b6c96 evaluations/s by size, batch and threads."""
+    if not DEFAULT_MODEL.exists():
+        raise Skip(f"no network at {DEFAULT_MODEL}")
+    path = cached_onnx_for(DEFAULT_MODEL)
+    seconds = 0.6 if quick else 1.5
+    figures = {}
+    for threads in (1, 2):
+        model = OnnxModel(path, threads=threads)
+        for size in (9, 19):
+            for batch in (1, 16):
+                wall, _ = rates(model, batch, size, seconds)
+                figures[f"b6c96 {size}x{size} batch {batch}, {threads} thread(s)"] = (wall, "evals/s")
+    return figures
 
 
 def main():

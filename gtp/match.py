@@ -15,14 +15,13 @@ import random
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from tqdm import tqdm
 
-from gtp.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move, Scorer,
+from gtp.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
                             random_opening, read_opening_file)
 from gtp.match_report import plot_elo, report, tally, write_sgf
-from gtp.refboard import tromp_taylor_score
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
@@ -32,15 +31,12 @@ CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "
 class Match:
     """Schedules the games, stores results, restarts where a previous run stopped."""
 
-    def __init__(self, cfg: MatchConfig, scorer: Scorer = tromp_taylor_score,
-                 scorer_name: str = "tromp-taylor"):
-        """`scorer(size, moves, komi)` -> black minus white scores games without a referee."""
-        self.cfg = cfg
-        self.scorer = scorer
-        self.scorer_name = scorer_name
+    def __init__(self, cfg: MatchConfig):
+        # the preset's own spelling of the rules; MatchError if unknown
+        self.cfg = cfg = replace(cfg, rules=cfg.new_game().rules.name)
         self.path = os.path.join(cfg.out, RESULT_FILE)
         self.records: dict[int, dict] = {}
-        self.openings = read_opening_file(cfg.opening_file, cfg.size) if cfg.opening_file \
+        self.openings = read_opening_file(cfg.opening_file, cfg) if cfg.opening_file \
             else None
         self._local = threading.local()
         self._all_slots: list[EngineSlots] = []
@@ -73,7 +69,7 @@ class Match:
         if self.openings:
             return self.openings[pair % len(self.openings)]
         if self.cfg.openings:
-            return random_opening(self.cfg.size, self.cfg.openings,
+            return random_opening(self.cfg, self.cfg.openings,
                                   random.Random(f"{self.cfg.seed}:{pair}"))
         return []
 
@@ -89,7 +85,7 @@ class Match:
         return slots
 
     def _play_one(self, index: int) -> dict:
-        runner = GameRunner(self.cfg, self._slots(), self.scorer, self.scorer_name)
+        runner = GameRunner(self.cfg, self._slots())
         rec, moves = runner.play(index, self.opening(index))
         rec.sgf = f"game-{index + 1:04d}.sgf"
         write_sgf(os.path.join(self.cfg.out, rec.sgf), self.cfg, rec, moves)
@@ -143,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--out", required=True, help="directory for SGFs, match.json and logs")
-    ap.add_argument("--rules", help="recorded in the SGF and sent as kgs-rules to engines that "
-                                    "know it; our own scorer always counts area")
+    ap.add_argument("--rules", default="chinese",
+                    help="preset of engine/rules.py (chinese, tromp-taylor, japanese, ...): "
+                         "legality incl. superko and the score without a referee; recorded in "
+                         "the SGF and sent as kgs-rules to engines that know it (default chinese)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--openings", type=int, default=0, metavar="N",
                        help="N random legal opening moves, shared by each pair of games")

@@ -1,11 +1,12 @@
 """Playing one game of a match: engine processes per worker, openings, the move loop, scoring.
 
-Game i gives engine 1 black when i is even, white when odd. A game ends on resignation, two
-passes in a row or the move limit (both scored: by the referee engine's `final_score` when one
-is configured, else by the pluggable scorer, Tromp-Taylor area by default), an illegal move (the
-mover loses: rejected by the referee board, unreadable, a `?` to genmove, or a `?` from the
-opponent's `play`), a crash or a time-out (that side loses). An opening move refused by an
-engine voids the game.
+The game itself is kept in an engine.game.GameState under the match's rules, so legality
+(superko included) and the score are those of our own rules code. Game i gives engine 1 black
+when i is even, white when odd. A game ends on resignation, two passes in a row or the move
+limit (both scored: by the referee engine's `final_score` when one is configured, else by
+GameState.score(), dead stones not removed), an illegal move (the mover loses: refused by the
+GameState, unreadable, a `?` to genmove, or a `?` from the opponent's `play`), a crash or a
+time-out (that side loses). An opening move refused by an engine voids the game.
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ import os
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 
-from sgfmill import common
-
+from engine import board as B
+from engine.constants import BLACK, WHITE
+from engine.coords import format_vertex, parse_vertex, point_from_xy
+from engine.game import MOVE_SUPERKO, GameState
+from engine.rules import result_string as score_string
+from engine.rules import rules_by_name
 from gtp.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
                             GtpFailure)
-from gtp.refboard import Point, RefBoard, other
 
-Move = tuple[str, Point | None]
-Scorer = Callable[[int, list[Move], float], float]
+Move = tuple[str, int]  # ("b" or "w", engine point; PASS_POINT for a pass)
+COLOUR = {"b": BLACK, "w": WHITE}
+WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
+               B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
 
 
@@ -41,7 +46,7 @@ class MatchConfig:
     size: int
     komi: float
     out: str
-    rules: str | None = None
+    rules: str = "chinese"  # a preset of engine.rules: legality and scoring of every game
     openings: int = 0
     opening_file: str | None = None
     move_time: float | None = None
@@ -55,6 +60,24 @@ class MatchConfig:
     @property
     def move_limit(self) -> int:
         return self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+
+    def new_game(self) -> GameState:
+        """An empty GameState with the match's size, komi and rules; MatchError if unknown."""
+        try:
+            rules = rules_by_name(self.rules)
+        except KeyError:
+            raise MatchError(f"unknown rules {self.rules!r}") from None
+        return GameState(self.size, self.size, self.komi, rules)
+
+
+def other(colour: str) -> str:
+    return "w" if colour == "b" else "b"
+
+
+def play_move(game: GameState, colour: str, point: int) -> str | None:
+    """Play on the GameState; None when legal (and played), else why it is illegal."""
+    err = game.play(COLOUR[colour], point)
+    return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
 
 
 @dataclass
@@ -80,16 +103,17 @@ class GameRecord:
     sgf: str = ""
 
 
-def random_opening(size: int, n: int, rng: random.Random) -> list[Move]:
-    """n legal random moves (black first), off the first line on boards of 7 and more."""
-    board, moves, colour = RefBoard(size), [], "b"
-    edge = 1 if size >= 7 else 0
-    points = [(r, c) for r in range(edge, size - edge) for c in range(edge, size - edge)]
+def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
+    """n random moves legal under the match's rules (black first), off the first line on
+    boards of 7 and more."""
+    game, moves, colour = cfg.new_game(), [], "b"
+    edge = 1 if cfg.size >= 7 else 0
+    points = [point_from_xy(x, y, cfg.size) for y in range(edge, cfg.size - edge)
+              for x in range(edge, cfg.size - edge)]
     while len(moves) < n:
-        legal = [p for p in points if p not in board.stones and p != board.ko]
-        rng.shuffle(legal)
-        for p in legal:
-            if board.play(colour, p) is None:
+        rng.shuffle(points)
+        for p in points:
+            if play_move(game, colour, p) is None:
                 moves.append((colour, p))
                 break
         else:
@@ -98,7 +122,7 @@ def random_opening(size: int, n: int, rng: random.Random) -> list[Move]:
     return moves
 
 
-def read_opening_file(path: str, size: int) -> list[list[Move]]:
+def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
     """One opening per line: GTP vertices, black first and alternating; '#' starts a comment."""
     openings = []
     with open(path, encoding="utf-8") as fh:
@@ -106,14 +130,14 @@ def read_opening_file(path: str, size: int) -> list[list[Move]]:
             vertices = line.split("#")[0].split()
             if not vertices:
                 continue
-            board, moves, colour = RefBoard(size), [], "b"
+            game, moves, colour = cfg.new_game(), [], "b"
             for v in vertices:
-                try:
-                    p = common.move_from_vertex(v, size)
-                except ValueError as exc:
-                    raise MatchError(f"{path}:{lineno}: {exc}") from None
-                if board.play(colour, p) is not None:
-                    raise MatchError(f"{path}:{lineno}: illegal opening move {v}")
+                p = parse_vertex(v, cfg.size, cfg.size)
+                if p is None:
+                    raise MatchError(f"{path}:{lineno}: {v!r} is not a vertex on the board")
+                why = play_move(game, colour, p)
+                if why is not None:
+                    raise MatchError(f"{path}:{lineno}: illegal opening move {v} ({why})")
                 moves.append((colour, p))
                 colour = other(colour)
             openings.append(moves)
@@ -126,10 +150,8 @@ def result_string(winner: str | None, reason: str, score: float | None) -> str:
     """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void."""
     if reason == "void":
         return "Void"
-    if winner is None:
-        return "0"
     code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)
-    return f"{winner.upper()}+{code if code else f'{abs(score):g}'}"
+    return f"{winner.upper()}+{code}" if code else score_string(score)
 
 
 def parse_final_score(text: str) -> float:
@@ -221,11 +243,9 @@ class _Void(Exception):
 class GameRunner:
     """Plays single games with one worker's engines."""
 
-    def __init__(self, cfg: MatchConfig, slots: EngineSlots, scorer: Scorer, scorer_name: str):
+    def __init__(self, cfg: MatchConfig, slots: EngineSlots):
         self.cfg = cfg
         self.slots = slots
-        self.scorer = scorer
-        self.scorer_name = scorer_name
 
     def _call(self, colour: str, ctrl: GtpController, command: str, timeout: float | None,
               optional: bool = False) -> str | None:
@@ -255,7 +275,7 @@ class GameRunner:
             self._call(colour, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         except GtpFailure as exc:
             raise MatchError(f"engine {cfg.engines[k]!r} refused the set-up: {exc}") from None
-        if cfg.rules and self.slots.knows_rules.get(k):
+        if self.slots.knows_rules.get(k):
             self._call(colour, ctrl, f"kgs-rules {cfg.rules}", ADMIN_TIMEOUT, optional=True)
         if cfg.game_time is not None:
             main = math.ceil(cfg.game_time)
@@ -292,9 +312,9 @@ class GameRunner:
         winner, reason, detail, score, scorer = None, "", "", None, None
         try:
             ctrls = {c: self._setup(c, slot[c]) for c in ("b", "w")}
-            board = self._play_opening(ctrls, opening, moves)
-            reason = self._play_moves(ctrls, board, moves, used)
-            score, scorer, detail = self._score(moves)
+            game = self._play_opening(ctrls, opening, moves)
+            reason = self._play_moves(ctrls, game, moves, used)
+            score, scorer, detail = self._score(game, moves)
             winner = "b" if score > 0 else "w" if score < 0 else None
         except _Loss as loss:
             winner, reason, detail = other(loss.colour), loss.reason, loss.detail
@@ -312,23 +332,25 @@ class GameRunner:
             time_used={c.upper(): round(t, 3) for c, t in used.items()})
         return record, moves
 
-    def _play_opening(self, ctrls, opening: list[Move], moves: list[Move]) -> RefBoard:
-        board = RefBoard(self.cfg.size)
+    def _vertex(self, p: int) -> str:
+        return format_vertex(p, self.cfg.size, self.cfg.size)
+
+    def _play_opening(self, ctrls, opening: list[Move], moves: list[Move]) -> GameState:
+        game = self.cfg.new_game()
         for colour, p in opening:
-            board.play(colour, p)
+            if play_move(game, colour, p) is not None:
+                raise MatchError(f"opening move {self._vertex(p)} is illegal")
             for c in "bw":
                 try:
-                    self._call(c, ctrls[c], f"play {colour} {common.format_vertex(p)}",
-                               ADMIN_TIMEOUT)
+                    self._call(c, ctrls[c], f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
                 except GtpFailure as exc:
                     raise _Void(f"opening move refused: {exc}") from None
             moves.append((colour, p))
-        return board
+        return game
 
-    def _play_moves(self, ctrls, board: RefBoard, moves: list[Move], used) -> str:
+    def _play_moves(self, ctrls, game: GameState, moves: list[Move], used) -> str:
         """Alternate genmove/play until the game ends; return 'passes' or 'max-moves'."""
         colour = other(moves[-1][0]) if moves else "b"
-        passes = 0
         while len(moves) < self.cfg.move_limit:
             mover, listener = ctrls[colour], ctrls[other(colour)]
             timeout = self._move_timeout(colour, used, mover)
@@ -343,36 +365,35 @@ class GameRunner:
                 raise _Loss(colour, "timeout", f"game time used up ({used[colour]:.1f} s)")
             if answer.strip().lower() == "resign":
                 raise _Loss(colour, "resign", "")
-            try:
-                p = common.move_from_vertex(answer.strip(), self.cfg.size)
-            except ValueError:
-                raise _Loss(colour, "illegal", f"unreadable move {answer!r}") from None
-            why = board.play(colour, p)
+            p = parse_vertex(answer, self.cfg.size, self.cfg.size)
+            if p is None:
+                raise _Loss(colour, "illegal", f"unreadable move {answer!r}")
+            why = play_move(game, colour, p)
             if why is not None:
                 raise _Loss(colour, "illegal", f"{colour.upper()} {answer}: {why}")
             moves.append((colour, p))
             try:
-                self._call(other(colour), listener, f"play {colour} {common.format_vertex(p)}",
+                self._call(other(colour), listener, f"play {colour} {self._vertex(p)}",
                            ADMIN_TIMEOUT)
             except GtpFailure as exc:
                 why = f"{colour.upper()} {answer} rejected by opponent: {exc.message}"
                 raise _Loss(colour, "illegal", why) from None
-            passes = passes + 1 if p is None else 0
-            if passes == 2:
+            if game.is_over():
                 return "passes"
             colour = other(colour)
         return "max-moves"
 
-    def _score(self, moves: list[Move]) -> tuple[float, str, str]:
-        """(black minus white, scorer name, note); the referee when configured, else our count."""
+    def _score(self, game: GameState, moves: list[Move]) -> tuple[float, str, str]:
+        """(black minus white, scorer, note): the referee when configured, else GameState.score()
+        under the match's rules (scorer = the rules' name)."""
         note = ""
         if self.cfg.referee:
             try:
                 return self._referee_score(moves), "referee", ""
             except (EngineError, GtpFailure, ValueError) as exc:
                 self.slots.discard(2)
-                note = f"referee failed ({exc}); scored by {self.scorer_name}"
-        return self.scorer(self.cfg.size, moves, self.cfg.komi), self.scorer_name, note
+                note = f"referee failed ({exc}); scored by {game.rules.name} rules"
+        return game.score(), game.rules.name, note
 
     def _referee_score(self, moves: list[Move]) -> float:
         ref = self.slots.get(2)
@@ -381,5 +402,5 @@ class GameRunner:
         ref.send("clear_board", ADMIN_TIMEOUT)
         ref.send(f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         for colour, p in moves:
-            ref.send(f"play {colour} {common.format_vertex(p)}", ADMIN_TIMEOUT)
+            ref.send(f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
         return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))

@@ -7,7 +7,9 @@ import os
 import sys
 import time
 
-from sgfmill import sgf
+from sgfmill import common, sgf
+
+from engine.coords import format_vertex
 
 from gtp.elo import estimate, format_elo
 from gtp.match_game import GameRecord, MatchConfig, Move
@@ -23,13 +25,13 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameRecord, moves: list[Move]) -
     root.set("RE", rec.result)
     root.set("GN", f"game {rec.game}")
     root.set("DT", time.strftime("%Y-%m-%d"))
-    if cfg.rules:
-        root.set("RU", cfg.rules)
+    root.set("RU", cfg.rules)
     root.set("C", f"engine {rec.black} black, engine {rec.white} white; "
                   f"end: {rec.reason} {rec.detail}".strip())
     for i, (colour, p) in enumerate(moves):
         node = game.extend_main_sequence()
-        node.set_move(colour, p)
+        node.set_move(colour, common.move_from_vertex(format_vertex(p, cfg.size, cfg.size),
+                                                      cfg.size))
         if i + 1 == rec.opening:
             node.set("C", "end of opening")
     tmp = path + ".tmp"

@@ -1,6 +1,6 @@
 """A scripted misbehaving GTP engine for the controller, regress and match tests.
 
-usage: fake_gtp_engine.py MODE [N]
+usage: fake_gtp_engine.py MODE [N]   (genmoves are counted from the last clear_board)
   pass     genmove always answers pass
   illegal  the first genmove plays the first empty point, later ones repeat it (occupied)
   garbage  genmove answers an unreadable vertex
@@ -9,13 +9,16 @@ usage: fake_gtp_engine.py MODE [N]
   resign   genmove answers resign
   picky    refuses every `play` with `? illegal move` (genmove passes)
   noisy    writes 1 MB to stderr at start and a junk line to stdout before each answer
+  script   genmove answers the vertices of N (comma-separated) in turn, then passes
 """
 
 import sys
 import time
 
 mode = sys.argv[1]
-after = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+arg = sys.argv[2] if len(sys.argv) > 2 else "0"
+after = 0 if mode == "script" else int(arg)
+script = arg.split(",") if mode == "script" else []
 size = 19
 stones: set[str] = set()
 first_move = None
@@ -54,6 +57,8 @@ def genmove() -> str:
         return "resign"
     if mode == "garbage":
         return "Z99"
+    if mode == "script":
+        return script[genmoves - 1] if genmoves <= len(script) else "pass"
     if mode == "illegal":
         if first_move is None:
             first_move = first_empty()
@@ -77,12 +82,18 @@ for line in sys.stdin:
         sys.exit(3)
     if cmd == "name":
         answer(cid, f"Fake {mode}")
+    elif cmd == "protocol_version":
+        answer(cid, "2")
+    elif cmd == "list_commands":
+        answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
+                               "name", "play", "protocol_version", "quit"]))
     elif cmd == "boardsize":
         size = int(args[0])
         answer(cid)
     elif cmd == "clear_board":
         stones.clear()
         first_move = None
+        genmoves = 0
         answer(cid)
     elif cmd == "play" and mode == "picky":
         answer(cid, "illegal move", ok=False)

@@ -1,4 +1,8 @@
-"""gtp.match, gtp.elo, gtp.refboard: math and scoring by hand, short real matches, restarts."""
+"""gtp.match, gtp.elo: Elo math and scoring by hand, short real matches, restarts.
+
+Every scored game is replayed from its SGF into an engine.game.GameState under the match's
+rules: the recorded score and result must be that GameState's.
+"""
 
 import json
 import math
@@ -10,16 +14,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
-from sgfmill import sgf
+from sgfmill import common, sgf
 
+from engine import board as B
+from engine.constants import BLACK, WHITE
+from engine.coords import parse_vertex, xy_from_point
+from engine.game import GameState
+from engine.rules import result_string as score_string
+from engine.rules import rules_by_name
 from gtp.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
 from gtp.match import main
-from gtp.match_game import (MatchError, parse_final_score, random_opening, read_opening_file,
-                            result_string)
-from gtp.refboard import RefBoard, tromp_taylor_score
+from gtp.match_game import (MatchConfig, MatchError, parse_final_score, random_opening,
+                            read_opening_file, result_string)
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 FAKE = HERE / "fake_gtp_engine.py"
 GNUGO = "/usr/games/gnugo"
 GNUGO0 = f"{GNUGO} --mode gtp --level 0"
@@ -36,8 +47,27 @@ def load(out) -> dict:
 
 
 def sgf_moves(path):
+    """The SGF game and its moves as (colour, GTP vertex)."""
     game = sgf.Sgf_game.from_bytes(Path(path).read_bytes())
-    return game, [n.get_move() for n in game.get_main_sequence()[1:]]
+    moves = [n.get_move() for n in game.get_main_sequence()[1:]]
+    return game, [(c, common.format_vertex(p)) for c, p in moves]
+
+
+def replay(size: int, komi: float, rules: str, moves) -> GameState:
+    """A GameState with (colour, vertex) moves played; each must be legal."""
+    game = GameState(size, size, komi, rules_by_name(rules))
+    for colour, v in moves:
+        colour = BLACK if colour == "b" else WHITE
+        assert game.play(colour, parse_vertex(v, size, size)) == B.MOVE_OK
+    return game
+
+
+def assert_scored_by_rules(out, g, size=7, komi=7.5, rules="chinese"):
+    """The game's SGF replayed under the rules gives exactly the recorded score and result."""
+    game, moves = sgf_moves(Path(out) / g["sgf"])
+    state = replay(size, komi, rules, moves)
+    assert g["scorer"] == rules and g["score"] == state.score()
+    assert g["result"] == game.get_root().get("RE") == score_string(state.score())
 
 
 # ---- Elo and interval -----------------------------------------------------------------------
@@ -69,61 +99,58 @@ def test_estimate_counts_draws_half():
     assert (format_elo(e.elo), format_elo(-12.4), format_elo(0.0)) == ("+inf", "-12", "+0")
 
 
-# ---- referee board and Tromp-Taylor count ----------------------------------------------------
+# ---- our rules as the scorer, openings ---------------------------------------------------------
 
-def test_area_score_known_positions():
-    assert tromp_taylor_score(5, [], 0.5) == -0.5
-    assert tromp_taylor_score(5, [("b", (2, 2))], 0) == 25
-    walls = [m for r in range(5) for m in (("b", (r, 2)), ("w", (r, 3)))]
-    assert tromp_taylor_score(5, walls, 0.5) == 15 - 10 - 0.5
-    # one empty region touching both colours belongs to nobody
-    assert tromp_taylor_score(5, [("b", (0, 0)), ("w", (4, 4))], 0) == 0
-    # dead stones are not removed: a lone white stone in black's area counts for white and
-    # makes the 9 empty points around it neutral: black 5 stones, white 6 stones + 5 area
-    assert tromp_taylor_score(5, walls + [("w", (0, 0))], 0) == 5 - 11
+WALLS = [m for row in "12345" for m in (("b", f"C{row}"), ("w", f"D{row}"))]
 
 
-def test_capture_suicide_and_ko():
-    b = RefBoard(5)
-    assert b.play("w", (0, 0)) is None
-    assert b.play("b", (0, 1)) is None and b.play("b", (1, 0)) is None
-    assert (0, 0) not in b.stones and b.area_score(0) == 25
-    assert b.play("w", (0, 0)) == "suicide" and (0, 0) not in b.stones
-    assert b.play("w", (0, 1)) == "occupied" and b.play("w", (5, 0)) == "off the board"
-
-    k = RefBoard(5)
-    for colour, p in [("b", (0, 1)), ("b", (1, 0)), ("b", (2, 1)), ("w", (1, 1)),
-                      ("w", (0, 2)), ("w", (2, 2)), ("w", (1, 3))]:
-        assert k.play(colour, p) is None
-    assert k.play("b", (1, 2)) is None and (1, 1) not in k.stones     # takes the ko
-    assert k.play("w", (1, 1)) == "ko"
-    assert k.play("w", (4, 4)) is None and k.play("b", (4, 0)) is None  # ko threats
-    assert k.play("w", (1, 1)) is None and (1, 2) not in k.stones     # retake
-    assert k.play("b", None) is None and k.ko is None                 # a pass clears ko
-    with pytest.raises(ValueError):
-        tromp_taylor_score(5, [("b", (0, 0)), ("w", (0, 0))], 0)
+@pytest.mark.parametrize("rules, moves, dead, expected", [
+    ("chinese", [], [], -0.5),
+    ("chinese", [("b", "C3")], [], 25 - 0.5),
+    ("chinese", WALLS, [], 15 - 10 - 0.5),                       # stones + area: 15 v 10
+    ("japanese", WALLS, [], 10 - 5 - 0.5),                       # territory only: 10 v 5
+    ("chinese", [("b", "A1"), ("w", "E5")], [], -0.5),           # shared region: nobody's
+    # a white stone left in black's area is not removed: the 9 points around it are neutral
+    ("chinese", WALLS + [("w", "A1")], [], 5 - 11 - 0.5),
+    ("japanese", WALLS + [("w", "A1")], [], 0 - 5 - 0.5),
+    # marked dead it is removed: black gets all 10 points, plus a prisoner under territory rules
+    ("chinese", WALLS + [("w", "A1")], ["A1"], 15 - 10 - 0.5),
+    ("japanese", WALLS + [("w", "A1")], ["A1"], 10 + 1 - 5 - 0.5),
+])
+def test_score_of_known_positions(rules, moves, dead, expected):
+    game = replay(5, 0.5, rules, moves)
+    mask = np.zeros(game.board.shape[1], dtype=np.bool_)
+    for v in dead:
+        mask[parse_vertex(v, 5, 5)] = True
+    assert game.score(mask if dead else None) == expected
 
 
 def test_random_opening_legal_deterministic_off_edge():
-    a = random_opening(9, 6, random.Random("0:3"))
-    assert a == random_opening(9, 6, random.Random("0:3"))
-    assert a != random_opening(9, 6, random.Random("0:4"))
+    cfg = MatchConfig(engines=[], games=1, size=9, komi=7.5, out="")
+    a = random_opening(cfg, 6, random.Random("0:3"))
+    assert a == random_opening(cfg, 6, random.Random("0:3"))
+    assert a != random_opening(cfg, 6, random.Random("0:4"))
     assert [c for c, _ in a] == ["b", "w"] * 3
-    assert all(1 <= r <= 7 and 1 <= c <= 7 for _, (r, c) in a)
-    board = RefBoard(9)
-    assert all(board.play(c, p) is None for c, p in a)
+    game = cfg.new_game()
+    for colour, p in a:
+        assert game.play(BLACK if colour == "b" else WHITE, p) == B.MOVE_OK
+        x, y = xy_from_point(p, 9)
+        assert 1 <= x <= 7 and 1 <= y <= 7
 
 
 def test_opening_file(tmp_path):
+    cfg = MatchConfig(engines=[], games=1, size=7, komi=7.5, out="")
     f = tmp_path / "open.txt"
     f.write_text("# openings\nC3 E5\n\nD4  # centre\n")
-    assert read_opening_file(str(f), 7) == [[("b", (2, 2)), ("w", (4, 4))], [("b", (3, 3))]]
+    assert read_opening_file(str(f), cfg) == [[("b", parse_vertex("C3", 7, 7)),
+                                               ("w", parse_vertex("E5", 7, 7))],
+                                              [("b", parse_vertex("D4", 7, 7))]]
     f.write_text("C3 C3\n")
-    with pytest.raises(MatchError, match="illegal"):
-        read_opening_file(str(f), 7)
+    with pytest.raises(MatchError, match="illegal opening move C3 .occupied"):
+        read_opening_file(str(f), cfg)
     f.write_text("Z9\n")
-    with pytest.raises(MatchError):
-        read_opening_file(str(f), 7)
+    with pytest.raises(MatchError, match="not a vertex"):
+        read_opening_file(str(f), cfg)
 
 
 def test_result_strings_and_final_score():
@@ -173,9 +200,7 @@ def test_match_files_consistent(gnugo_match, capsys):
         assert len(moves) == g["moves"] <= 50 and g["opening"] == 3
         assert g["reason"] in ("passes", "max-moves", "resign")
         if g["reason"] in ("passes", "max-moves"):
-            assert g["scorer"] == "tromp-taylor"
-            assert tromp_taylor_score(7, moves, 7.5) == g["score"]   # score from the SGF itself
-            assert g["result"] == (f"B+{g['score']:g}" if g["score"] > 0 else f"W+{-g['score']:g}")
+            assert_scored_by_rules(out, g)
         assert g["winner"] == g["result"][0]
         assert g["winner_engine"] == (g["black"] if g["winner"] == "B" else g["white"])
         wins[g["winner_engine"]] += 1
@@ -248,6 +273,36 @@ def test_timeout_loses(tmp_path):
 def test_passes_end_and_score(tmp_path):
     g = run_pair(tmp_path, fake("pass"), fake("pass"), 1)[0]
     assert (g["reason"], g["moves"], g["score"], g["result"]) == ("passes", 2, -7.5, "W+7.5")
+    assert g["scorer"] == "chinese"
+
+
+KO = ("C2,B3,C4,A1,D3", "D2,E3,D4,C3,C3")         # white retakes the ko at once
+SELF_CAPTURE = ("A2,B1", "E5,A1")                  # white fills A1 with no liberty
+
+
+@pytest.mark.parametrize("rules, script, why", [
+    ("chinese", KO, "W C3: ko"),
+    ("tromp-taylor", KO, "W C3: ko"),
+    ("chinese", SELF_CAPTURE, "W A1: suicide"),
+    # suicide is legal here, but a lone stone's suicide repeats the position
+    ("tromp-taylor", SELF_CAPTURE, "W A1: superko"),
+    ("new-zealand", SELF_CAPTURE, None),            # legal: the game goes on to two passes
+])
+def test_moves_judged_by_the_match_rules(tmp_path, rules, script, why):
+    out = tmp_path / "out"
+    args = [fake("script", script[0]), fake("script", script[1]), "--games", "1", "--size", "5",
+            "--komi", "0.5", "--rules", rules, "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    g = load(out)["games"][0]
+    _, moves = sgf_moves(out / g["sgf"])
+    played = [m for pair in zip(*(s.split(",") for s in script)) for m in pair]
+    if why:
+        assert (g["reason"], g["detail"], g["result"]) == ("illegal", why, "B+F")
+        assert [v for _, v in moves] == played[:-1]       # the illegal move is not recorded
+    else:
+        assert g["reason"] == "passes" and [v for _, v in moves] == played + ["pass", "pass"]
+        assert_scored_by_rules(out, g, 5, 0.5, rules)
+        assert g["score"] == 3 - 1 - 0.5                 # A1 is empty again: B A2 B1, W E5
 
 
 def test_rejected_move_and_void_opening(tmp_path):
@@ -277,7 +332,7 @@ def test_max_moves_and_referee(tmp_path):
 
 def test_referee_failure_falls_back(tmp_path):
     g = run_pair(tmp_path, fake("pass"), fake("pass"), 1, "--referee", fake("pass"))[0]
-    assert g["scorer"] == "tromp-taylor" and "referee failed" in g["detail"]
+    assert g["scorer"] == "chinese" and "referee failed" in g["detail"]
     assert g["result"] == "W+7.5"
 
 
@@ -301,3 +356,24 @@ def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
     (out / "match.json").write_text("{not json")
     assert main([fake("pass"), fake("pass")] + args) == 2
     assert "unreadable" in capsys.readouterr().err
+    assert main([fake("pass"), fake("pass"), "--rules", "no-such-rules"] + args) == 2
+    assert "unknown rules" in capsys.readouterr().err
+
+
+DOSAKU = ROOT / "run_engine.py"
+
+
+@pytest.mark.skipif(not DOSAKU.exists(), reason="run_engine.py not in this checkout yet")
+def test_dosaku_self_play_on_5x5(tmp_path):
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(DOSAKU))} --boardsize 5"
+    out = tmp_path / "out"
+    assert main([engine, engine, "--games", "2", "--size", "5", "--komi", "0.5",
+                 "--max-moves", "40", "--out", str(out), "--no-progress"]) == 0
+    data = load(out)
+    assert [g["game"] for g in data["games"]] == [0, 1] and data["summary"]["games"] == 2
+    for g in data["games"]:
+        game, moves = sgf_moves(out / g["sgf"])
+        assert game.get_size() == 5 and len(moves) == g["moves"] <= 40
+        assert g["reason"] in ("passes", "max-moves", "resign"), g
+        if g["reason"] != "resign":
+            assert_scored_by_rules(out, g, 5, 0.5)

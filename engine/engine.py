@@ -131,8 +131,9 @@ class Engine:
         self.search.clear_cache()
 
     def _follow_move(self) -> None:
+        had_tree = self.search.has_tree
         reused = self.search.update_with_move(self.game)
-        if self.config.report_reuse:
+        if self.config.report_reuse and had_tree:
             self.log(f"tree reuse: {reused} visits kept")
 
     def warm_up(self) -> None:

@@ -415,6 +415,12 @@ class Search:
     def root(self) -> int:
         return int(self.tree.meta[T.M_ROOT])
 
+    @property
+    def has_tree(self) -> bool:
+        """Whether a searched root exists (something update_with_move could keep)."""
+        root = self.root
+        return root != T.NO_NODE and int(self.tree.node_visits[root]) > 0
+
     def reset(self) -> None:
         """Forget the tree (the root is re-created at the next search)."""
         self.tree.meta[T.M_ROOT] = T.NO_NODE

@@ -70,10 +70,10 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
             if is_root and not root_legal[t.edge_action[j]]:
                 continue
             c = t.edge_child[j]
-            n = t.node_visits[c] + t.node_virtual[c]
+            n = t.node_sel[c, 0]
             if n == 0:
                 return j
-            q = (t.node_value_sum[c] - t.node_virtual[c]) / n
+            q = t.node_sel[c, 1] / n
             s = q + fp[F_UCB1_C] * np.sqrt(log_n / n)
             if s > best:
                 best = s
@@ -108,8 +108,8 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
         else:
             p = t.edge_prior[j]
         c = t.edge_child[j]
-        n = t.node_visits[c] + t.node_virtual[c]
-        q = (t.node_value_sum[c] - t.node_virtual[c]) / n if n > 0 else fpu
+        n = t.node_sel[c, 0]
+        q = t.node_sel[c, 1] / n if n > 0 else fpu
         s = q + scale * p / (1.0 + n)
         if s > best:
             best = s
@@ -226,7 +226,10 @@ def select_batch(t, root_board, root_hist, root_points, root_colors, root_prior,
             out[OUT_FULL] = 1
             break
         for k in range(depth + 1):
-            t.node_virtual[path_nodes[i, k]] += vl
+            nd = path_nodes[i, k]
+            t.node_virtual[nd] += vl
+            t.node_sel[nd, 0] += vl
+            t.node_sel[nd, 1] -= vl
         path_len[i] = depth
         leaf = path_nodes[i, depth]
         if kind == KIND_EVAL:
@@ -298,6 +301,8 @@ def expand_and_backup(t, n_leaves, path_nodes, path_len, leaf_kind, leaf_row, le
             t.node_value_sq[nd] += v * v
             t.node_score_sum[nd] += s
             t.node_virtual[nd] -= vl
+            t.node_sel[nd, 0] += 1 - vl
+            t.node_sel[nd, 1] += v + vl
             v = -v
             s = -s
 

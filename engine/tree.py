@@ -61,6 +61,8 @@ class TreeArrays(NamedTuple):
     node_value_sq: np.ndarray  # float64: sum of their squares (for the LCB)
     node_score_sum: np.ndarray  # float64: sum of backed-up score leads (mover's view)
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
+    node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, value_sum - virtual) side by
+    #                       side, so selection reads one cache line per child
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
     edge_action: np.ndarray  # int32: action (pass = W*H)
@@ -84,6 +86,7 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
         node_value_sq=np.zeros(n, np.float64),
         node_score_sum=np.zeros(n, np.float64),
         node_virtual=np.zeros(n, np.int32),
+        node_sel=np.zeros((n, 2), np.float64),
         node_value=np.zeros(n, np.float32),
         node_score=np.zeros(n, np.float32),
         edge_action=np.zeros(max_edges, np.int32),
@@ -127,6 +130,8 @@ def alloc_node(t, to_move, key):
     t.node_value_sq[n] = 0.0
     t.node_score_sum[n] = 0.0
     t.node_virtual[n] = 0
+    t.node_sel[n, 0] = 0.0
+    t.node_sel[n, 1] = 0.0
     t.node_value[n] = 0.0
     t.node_score[n] = 0.0
     return n
@@ -237,6 +242,8 @@ def copy_subtree(src, root, dst):
         dst.node_value_sq[new] = src.node_value_sq[old]
         dst.node_score_sum[new] = src.node_score_sum[old]
         dst.node_virtual[new] = 0
+        dst.node_sel[new, 0] = src.node_visits[old]
+        dst.node_sel[new, 1] = src.node_value_sum[old]
         dst.node_value[new] = src.node_value[old]
         dst.node_score[new] = src.node_score[old]
         ne = src.node_num_edges[old]

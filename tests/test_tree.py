@@ -1,6 +1,7 @@
 """The array tree: capacity bounds, children-first edge slices, subtree copy."""
 
 import numpy as np
+import pytest
 
 from engine import tree as T
 from engine.config import SearchConfig
@@ -19,6 +20,8 @@ def _check_structure(t):
         node = stack.pop()
         seen += 1
         assert t.node_virtual[node] == 0
+        assert t.node_sel[node, 0] == t.node_visits[node]
+        assert t.node_sel[node, 1] == pytest.approx(t.node_value_sum[node])
         if t.node_state[node] != T.EXPANDED:
             continue
         s, ne = int(t.node_edge_start[node]), int(t.node_num_edges[node])

@@ -8,7 +8,7 @@ from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK, NULL_POINT, PASS_POINT, WHITE
 from engine.coords import point_from_action
-from engine.evaluator import UniformEvaluator
+from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
 from engine.game import GameState
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
@@ -236,3 +236,64 @@ def test_early_stop_when_the_lead_is_unassailable():
     assert done < 20000
     assert top - second > 20000 - done - 8  # checked once per batch of 8
     assert point_from_action(int(st.actions[np.argmax(st.visits)]), 5, 5) == vertex(g, "C2")
+
+
+class _PathCheckingEvaluator:
+    """Compares every batch row with batch_row_from_game on the game replayed along the row's
+    tree path: the search must hand the network exactly what the game record would."""
+
+    needs_history = True
+
+    def __init__(self, game):
+        self.game = game
+        self.search = None
+        self.rows_checked = 0
+        self.max_depth = 0
+
+    def evaluate(self, batch):
+        from copy import deepcopy
+
+        from engine.positions import batch_row_from_game
+        s = self.search
+        ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
+        for i in range(int(s._out[0])):
+            if s._leaf_kind[i] != 0:  # KIND_EVAL
+                continue
+            r = int(s._leaf_row[i])
+            depth = int(s._path_len[i])
+            g = deepcopy(self.game)
+            for k in range(depth):
+                a = int(s._path_actions[i, k])
+                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == B.MOVE_OK
+            batch_row_from_game(ref, 0, g)
+            assert np.array_equal(batch.boards[r, B.ROW_COLOR], ref.boards[0, B.ROW_COLOR])
+            assert np.array_equal(batch.history_boards[r, :, B.ROW_COLOR],
+                                  ref.history_boards[0, :, B.ROW_COLOR])
+            header = [B.H_KO_POINT, B.H_KO_COLOR, B.H_HASH, B.H_NUM_EMPTY]
+            assert np.array_equal(batch.boards[r, B.ROW_HEADER, header],
+                                  ref.boards[0, B.ROW_HEADER, header])
+            assert np.array_equal(batch.history_boards[r, :, B.ROW_HEADER][:, header],
+                                  ref.history_boards[0, :, B.ROW_HEADER][:, header])
+            assert batch.recent_points[r].tolist() == ref.recent_points[0].tolist()
+            assert batch.recent_colors[r].tolist() == ref.recent_colors[0].tolist()
+            assert batch.to_move[r] == ref.to_move[0]
+            assert np.array_equal(batch.legal[r], ref.legal[0])
+            self.rows_checked += 1
+            self.max_depth = max(self.max_depth, depth)
+        n = batch.count
+        legal = batch.legal[:n].astype(np.float32)
+        rng = np.random.default_rng(batch.seed)
+        return Evaluation(legal / legal.sum(1, keepdims=True),
+                          rng.uniform(-0.5, 0.5, n).astype(np.float32), np.zeros(n, np.float32))
+
+
+def test_batch_rows_equal_the_game_record_pipeline():
+    g = GameState(5, 5, 0.5, PRESETS["chinese"])  # simple ko: tree legality == game legality
+    for i, v in enumerate(["C3", "C4", "B4", "pass", "D4", "B3"]):
+        color = BLACK if i % 2 == 0 else WHITE
+        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == B.MOVE_OK
+    ev = _PathCheckingEvaluator(g)
+    s = Search(ev, SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000), seed=9)
+    ev.search = s
+    s.run(g, g.to_move, SearchLimits(playouts=400))
+    assert ev.rows_checked > 300 and ev.max_depth >= 3

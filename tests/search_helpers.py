@@ -32,12 +32,9 @@ def vertex(g: GameState, text: str) -> int:
 class CountingEvaluator:
     """Uniform policy, value from a fixed random table per position key; counts positions."""
 
-    needs_history = True
-
     def __init__(self):
         self.positions = 0
         self.calls = 0
-        self.seen_history = []
 
     def evaluate(self, batch):
         n = batch.count
@@ -47,6 +44,4 @@ class CountingEvaluator:
         policy = legal / legal.sum(axis=1, keepdims=True)
         keys = batch.boards[:n, B.ROW_HEADER, B.H_HASH]
         value = ((keys % 1000) / 1000.0 - 0.5).astype(np.float32)
-        self.seen_history.append((batch.boards[:n].copy(), batch.history_boards[:n].copy(),
-                                  batch.recent_points[:n].copy(), batch.to_move[:n].copy()))
         return Evaluation(policy, value, np.zeros(n, np.float32), None)

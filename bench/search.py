@@ -9,7 +9,9 @@ compilation and first-touch page faults of the tree arrays are left out.
 
 import argparse
 import time
+from pathlib import Path
 
+from bench.runner import Skip
 from engine.config import SearchConfig
 from engine.evaluator import PositionBatch, UniformEvaluator
 from engine.game import GameState
@@ -45,6 +47,37 @@ def playout_rate(size: int, count: int) -> float:
         ev.evaluate(batch)
         done += 64
     return done / (time.perf_counter() - t0)
+
+
+MODEL = Path(__file__).resolve().parents[1].parent / "shared" / "models" / \
+    "g170-b6c96-s175395328-d26788732.bin.gz"
+
+
+def measure_uniform(quick: bool) -> dict[str, tuple[float, str]]:
+    """Pure search overhead per visit, and rollout playouts/s inside the search."""
+    visits = 5000 if quick else 20000
+    figures = {}
+    for size in (9, 19):
+        us, _ = search_rate(UniformEvaluator(), size, visits, 16)
+        figures[f"uniform evaluator {size}x{size}, batch 16"] = (us, "us/visit")
+    for size in (9, 19):
+        _, rate = search_rate(RolloutEvaluator(), size, 1000 if quick else 5000, 8)
+        figures[f"rollout search {size}x{size}, batch 8"] = (rate, "playouts/s")
+    return figures
+
+
+def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
+    """Visits/s of the search with the b6c96 network (2 threads, batch 16, cache off)."""
+    if not MODEL.exists():
+        raise Skip(f"no network at {MODEL}")
+    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from training.katago_convert import cached_onnx_for
+    evaluator = OnnxEvaluator(OnnxModel(cached_onnx_for(MODEL), threads=2), seed=1)
+    figures = {}
+    for size in (9, 19):
+        _, rate = search_rate(evaluator, size, 200 if quick else 800, 16)
+        figures[f"b6c96 search {size}x{size}, batch 16, 2 threads"] = (rate, "visits/s")
+    return figures
 
 
 def main() -> None:

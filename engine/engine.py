@@ -4,6 +4,7 @@ It owns the GameState and the Search. Every game change goes through here so the
 can follow it (tree reuse after play/genmove, reset after anything else).
 """
 
+import copy
 import sys
 import threading
 import time
@@ -15,9 +16,10 @@ import numpy as np
 from engine import board as B
 from engine import timecontrol
 from engine.config import EngineConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_action
+from engine.constants import BLACK, PASS_POINT, WHITE
+from engine.coords import action_from_point, point_from_action
 from engine.evaluator import PositionBatch
+from engine.free_handicap import free_handicap_points
 from engine.game import GameState
 from engine.positions import batch_row_from_game
 from engine.rollout import RolloutEvaluator, rollout_batch
@@ -56,6 +58,20 @@ class TimeSettings:
     byo_time: float = 0.0
     byo_stones: int = 0
     byo_periods: int = 0  # >0 for Japanese byo-yomi (kgs-time_settings byoyomi)
+    increment: float = 0.0  # >0 for Fischer: seconds added after every move
+    main_time_cap: float = -1.0  # fischer-capped: the clock never exceeds this (<0 = no cap)
+    max_per_move: float = -1.0  # fischer-capped: longest time one move may take (<0 = none)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Enough of a game to rebuild it exactly (used to undo a failed loadsgf)."""
+    width: int
+    height: int
+    komi: float
+    handicap: tuple[int, ...]
+    setup: tuple[tuple[int, ...], tuple[int, ...], int] | None  # black, white, to move
+    moves: tuple[tuple[int, int], ...]
 
 
 class Engine:
@@ -78,6 +94,93 @@ class Engine:
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
         self.search = Search(self.evaluator, self.config.search, seed, self.log)
         self._low_winrate_moves = {BLACK: 0, WHITE: 0}
+        self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
+        self._dead_cache: tuple[tuple, list[int]] | None = None
+
+    # ---- reading the game (copies: changing them changes nothing) --------------------------
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.game.width, self.game.height
+
+    @property
+    def komi(self) -> float:
+        return self.game.komi
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    @property
+    def to_move(self) -> int:
+        return self.game.to_move
+
+    @property
+    def moves(self) -> list[tuple[int, int]]:
+        """(colour, point) of every move after the handicap or setup stones, oldest first."""
+        return list(self.game.moves)
+
+    @property
+    def handicap_points(self) -> list[int]:
+        """Stones placed by a handicap command (not part of the move history)."""
+        return list(self.game.handicap_points)
+
+    @property
+    def setup_stones(self) -> tuple[list[int], list[int]] | None:
+        """(black, white) points of the position given by `setup`, None if there was none."""
+        if self._setup is None:
+            return None
+        return list(self._setup[0]), list(self._setup[1])
+
+    def prisoners(self, color: int) -> int:
+        """Stones captured by `color`."""
+        return self.game.prisoners(color)
+
+    def stones(self) -> dict[int, int]:
+        """Colour of every occupied point."""
+        w, h = self.size
+        row = self.game.board[B.ROW_COLOR]
+        out = {}
+        for a in range(w * h):
+            p = point_from_action(a, w, h)
+            if row[p] in (BLACK, WHITE):
+                out[p] = int(row[p])
+        return out
+
+    def chain_of(self, point: int) -> int:
+        """An identifier of the chain through a stone (the chain's head point)."""
+        return int(self.game.board[B.ROW_HEAD, point])
+
+    def is_empty(self) -> bool:
+        """No stones, no moves, no handicap: what the handicap commands require."""
+        g = self.game
+        return not g.moves and not g.handicap_points and \
+            int(g.board[B.ROW_HEADER, B.H_NUM_EMPTY]) == g.width * g.height
+
+    def score(self, dead: list[int] = ()) -> float:
+        """Black minus White under the game's rules (komi, handicap bonus), `dead` removed."""
+        mask = np.zeros(self.game.board.shape[1], dtype=np.bool_)
+        mask[list(dead)] = True
+        return self.game.score(mask)
+
+    def final_score(self) -> float:
+        """Black minus White with the stones `dead_stones` judges dead taken off."""
+        return self.score(self.dead_stones())
+
+    def record(self) -> GameRecord:
+        w, h = self.size
+        return GameRecord(w, h, self.komi, tuple(self.handicap_points), self._setup,
+                          tuple(self.game.moves))
+
+    def restore(self, rec: GameRecord) -> None:
+        """Rebuild a recorded game (all its moves were legal when recorded)."""
+        self.set_size(rec.width, rec.height)
+        self.set_komi(rec.komi)
+        if rec.handicap:
+            self.place_handicap(list(rec.handicap))
+        if rec.setup is not None:
+            self.setup(*rec.setup)
+        for color, point in rec.moves:
+            self.play(color, point)
 
     # ---- game changes (each one keeps or resets the search tree) ----------------------------
     def _reset(self) -> None:
@@ -86,10 +189,12 @@ class Engine:
 
     def set_size(self, width: int, height: int) -> None:
         self.game.resize(width, height)
+        self._setup = None
         self._reset()
 
     def clear(self) -> None:
         self.game.clear()
+        self._setup = None
         self._reset()
 
     def set_komi(self, komi: float) -> None:
@@ -116,6 +221,37 @@ class Engine:
         ok = self.game.place_handicap(points)
         self._reset()
         return ok
+
+    def choose_handicap(self, n: int) -> list[int]:
+        """Points for n engine-chosen handicap stones (fewer if the board is too small);
+        nothing is placed."""
+        w, h = self.size
+        return free_handicap_points(min(n, w * h - 1), w, h)
+
+    def setup(self, black: list[int], white: list[int], to_move: int) -> bool:
+        """Replace the position by these stones with `to_move` to play (SGF AB/AW/PL).
+
+        The stones are not moves: the history starts empty here, so undo cannot remove them.
+        False (nothing changes) for repeated points or a chain without liberties. The position
+        itself does not enter the superko history (GameState has no way to add it).
+        """
+        points = list(black) + list(white)
+        if len(set(points)) != len(points) or PASS_POINT in points:
+            return False
+        trial = B.new_board(self.game.width, self.game.height)
+        for color, group in ((BLACK, black), (WHITE, white)):
+            for p in group:
+                if B.play(trial, p, color, False) != B.MOVE_OK:
+                    return False
+        col = trial[B.ROW_COLOR]
+        if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
+            return False  # a stone was captured: some chain had no liberty
+        self.game.clear()
+        self.game.board = trial
+        self.game.to_move = to_move
+        self._setup = (tuple(black), tuple(white), to_move)
+        self._reset()
+        return True
 
     def set_time_settings(self, settings: TimeSettings) -> None:
         """A new clock for both players (forgets any time_left reports)."""
@@ -186,7 +322,8 @@ class Engine:
             budget = timecontrol.move_budget(ts.main_time, ts.byo_time, ts.byo_stones,
                                              ts.byo_periods, left, stones,
                                              self.game.width * self.game.height,
-                                             len(self.game.moves), cfg.lag_buffer)
+                                             len(self.game.moves), cfg.lag_buffer,
+                                             ts.increment, ts.max_per_move)
         if budget is None:
             return min(cfg.seconds, cfg.max_seconds) if cfg.seconds else 0.0
         return min(budget, cfg.max_seconds)
@@ -198,7 +335,8 @@ class Engine:
             return
         left, stones = self.time_left.get(color, (ts.main_time, 0))
         self.time_left[color] = timecontrol.spend(left, ts.byo_time, ts.byo_stones,
-                                                  ts.byo_periods, stones, used)
+                                                  ts.byo_periods, stones, used, ts.increment,
+                                                  ts.main_time_cap)
 
     def _lcb(self, stats: RootStats) -> np.ndarray:
         """Lower confidence bound of each child's value (variance shrunk toward 1, weight 2)."""
@@ -270,15 +408,72 @@ class Engine:
                                 stats.root_score, self.search.ownership())
 
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
-                interval: float, stop: threading.Event) -> None:
-        """Search and report every `interval` seconds until `stop` is set."""
-        self.search.run(self.game, color, SearchLimits(), stop=stop,
+                interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
+        """Search and report every `interval` seconds until `stop` is set.
+
+        avoid / allow (points) restrict the root moves searched: never the avoided ones; only
+        the allowed ones when `allow` is given (pass stays possible if nothing else is left).
+        """
+        game = self._restricted(avoid, allow)
+        self.search.run(game, color, SearchLimits(), stop=stop,
                         on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
 
+    def _restricted(self, avoid, allow):
+        """The game as the search should see it: root legality limited by avoid/allow.
+
+        A shallow copy sharing the board and history, whose legal_mask drops those moves; the
+        search reads root legality only through legal_mask.
+        """
+        if not avoid and allow is None:
+            return self.game
+        w, h = self.size
+        permitted = np.ones(w * h + 1, np.bool_)
+        if allow is not None:
+            permitted[:] = False
+            permitted[[action_from_point(p, w, h) for p in allow]] = True
+        permitted[[action_from_point(p, w, h) for p in avoid]] = False
+        full = self.game.legal_mask
+
+        def legal_mask(color: int) -> np.ndarray:
+            mask = full(color)
+            kept = mask & permitted
+            if not kept.any():
+                kept[-1] = True  # nothing allowed is legal: pass is always possible
+            return kept
+
+        view = copy.copy(self.game)
+        view.legal_mask = legal_mask
+        return view
+
+    # ---- raw network output ----------------------------------------------------------------
+    @property
+    def has_network(self) -> bool:
+        """Whether the evaluator is an ONNX network (what kata-raw-nn needs)."""
+        module = sys.modules.get("engine.onnx_evaluator")  # loaded iff such an evaluator exists
+        return module is not None and isinstance(self.evaluator, module.OnnxEvaluator)
+
+    def raw_nn(self, symmetries: list[int]) -> list:
+        """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
+        if not self.has_network:
+            raise ValueError("raw network output needs an ONNX network evaluator")
+        from engine.raw_nn import raw_nn
+        return [raw_nn(self.evaluator.model, self.game, s) for s in symmetries]
+
     def dead_stones(self) -> list[int]:
-        """Points of stones judged dead, from averaged ownership (evaluator's or playouts')."""
+        """Points of stones judged dead, from averaged ownership (evaluator's or playouts').
+
+        Remembered per position, komi and rules, so final_score and final_status_list agree
+        even though the playout estimate is random.
+        """
+        g = self.game
+        key = (g.stone_hash, g.to_move, len(g.moves), g.komi, g.rules, g.handicap)
+        if self._dead_cache is None or self._dead_cache[0] != key:
+            self._dead_cache = (key, self._judge_dead())
+        return list(self._dead_cache[1])
+
+    def _judge_dead(self) -> list[int]:
         own = self._black_ownership()
         w, h = self.game.width, self.game.height
         col = self.game.board[B.ROW_COLOR]

@@ -1,8 +1,10 @@
 """Time budget of one move from the clock state (pure functions, seconds).
 
 Clock kinds, as GTP describes them: absolute (main time only), Canadian byo-yomi (after main
-time, `byo_stones` moves in every `byo_time` period) and Japanese byo-yomi (`byo_periods`
-periods of `byo_time` each, one move per period). `time_left`/`stones_left` is what the
+time, `byo_stones` moves in every `byo_time` period), Japanese byo-yomi (`byo_periods`
+periods of `byo_time` each, one move per period) and Fischer (main time plus `increment`
+seconds after every move, optionally capped: the clock never exceeds `main_cap` and no move may
+take longer than `max_per_move`; negative = no cap, as in KataGo's fischer-capped). `time_left`/`stones_left` is what the
 controller reported: stones_left == 0 means we are still in main time; in byo-yomi it is the
 stones left in the Canadian period, or the periods left for Japanese byo-yomi.
 """
@@ -17,10 +19,17 @@ def expected_moves_left(board_points: int, moves_played: int) -> float:
 
 def move_budget(main_time: float, byo_time: float, byo_stones: int, byo_periods: int,
                 time_left: float, stones_left: int, board_points: int, moves_played: int,
-                lag_buffer: float = 0.5) -> float | None:
+                lag_buffer: float = 0.5, increment: float = 0.0,
+                max_per_move: float = -1.0) -> float | None:
     """Seconds to think on this move, or None when the game is not timed (main_time < 0)."""
     if main_time < 0:
         return None
+    if increment > 0:  # Fischer: the increment comes back after every move, so spend it too
+        budget = _safe(time_left / expected_moves_left(board_points, moves_played) + increment,
+                       time_left, lag_buffer)
+        if max_per_move >= 0:
+            budget = min(budget, max(0.05, max_per_move - lag_buffer))
+        return budget
     if byo_periods > 0:  # Japanese byo-yomi
         period = byo_time
         if stones_left == 0:  # main time: spread it, the periods stay in reserve
@@ -44,13 +53,17 @@ def _safe(budget: float, available: float, lag_buffer: float) -> float:
 
 
 def spend(main_left: float, byo_time: float, byo_stones: int, byo_periods: int,
-          stones_left: int, used: float) -> tuple[float, int]:
+          stones_left: int, used: float, increment: float = 0.0,
+          main_cap: float = -1.0) -> tuple[float, int]:
     """Clock state (time_left, stones_left) after using `used` seconds on one move.
 
     Our own bookkeeping when the controller sends no time_left; the same conventions as
     move_budget's arguments.
     """
     t = main_left - used
+    if increment > 0:  # Fischer: the increment is added after the move, up to the cap
+        t += increment
+        return (min(t, main_cap) if main_cap >= 0 else t), 0
     if stones_left == 0:
         if t >= 0:
             return t, 0

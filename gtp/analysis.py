@@ -15,7 +15,6 @@ from typing import Callable
 
 from engine.coords import format_vertex, parse_vertex, xy_from_point
 from engine.constants import PASS_POINT
-from gtp import engine_view as view
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 log = logging.getLogger(__name__)
@@ -34,8 +33,8 @@ class Request:
     interval: float = DEFAULT_INTERVAL
     minmoves: int = 0
     maxmoves: int | None = None
-    avoid: set[int] = field(default_factory=set)  # points not to report (for `color`)
-    allow: set[int] | None = None  # if set, the only points to report (for `color`)
+    avoid: set[int] = field(default_factory=set)  # points not to search (for `color`)
+    allow: set[int] | None = None  # if set, the only points to search (for `color`)
     flags: dict[str, bool] = field(default_factory=dict)
     # (avoid|allow, colour, points, untildepth) as given; resolve_color keeps what applies
     avoid_allow: list[tuple[str, int, set[int], int]] = field(default_factory=list)
@@ -209,13 +208,14 @@ class _Reporter:
 
 def analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-analyze`: report until stopped by the next input line."""
-    width, height = view.size(engine)
+    width, height = engine.size
     formatter = format_kata if kata else format_lz
 
     def run(emit, stop):
         reporter = _Reporter(emit, formatter, req, width, height)
         try:
-            engine.analyze(req.color, reporter, req.interval, stop)
+            engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid,
+                           allow=req.allow)
         finally:
             reporter.close()
     return Stream(run)
@@ -223,7 +223,7 @@ def analyze_stream(engine, req: Request, kata: bool) -> Stream:
 
 def genmove_analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`."""
-    width, height = view.size(engine)
+    width, height = engine.size
     formatter = format_kata if kata else format_lz
 
     def run(emit, stop):

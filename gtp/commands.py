@@ -15,7 +15,6 @@ from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
 from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy, xy_from_point
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from gtp import analysis
-from gtp import engine_view as view
 from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
                           CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
                           INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
@@ -32,10 +31,19 @@ KGS_RULES = {"chinese": "chinese-kgs", "aga": "aga", "japanese": "japanese",
              "new_zealand": "new-zealand"}
 
 
-def command(name: str):
-    """Register the decorated method under the GTP command `name`."""
+NEEDS_NETWORK = "needs a network (--model)"  # failure text of network-only commands
+TIME_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
+
+
+def command(name: str, needs_network: bool = False):
+    """Register the decorated method under the GTP command `name`.
+
+    A command that needs a network exists (is listed, known, runs) only for an engine whose
+    evaluator is an ONNX network.
+    """
     def mark(fn):
         fn.gtp_name = name
+        fn.needs_network = needs_network
         return fn
     return mark
 
@@ -52,20 +60,36 @@ class Commands:
         self.loader = loader
         self.quit_requested = False
         self.registry = {}
+        self._network_only = set()
         for attr in dir(type(self)):
             fn = getattr(type(self), attr)
             if attr.startswith("cmd_") and hasattr(fn, "gtp_name"):
                 self.registry[fn.gtp_name] = getattr(self, attr)
+                if fn.needs_network:
+                    self._network_only.add(fn.gtp_name)
 
     @property
     def engine(self):
         return self.loader.get()
+
+    def available(self) -> set[str]:
+        """The commands this engine has: all, minus network-only ones without a network.
+
+        While the engine is still being built the loader's hint decides, so the admin commands
+        answer at once.
+        """
+        if not self._network_only:
+            return set(self.registry)
+        network = self.loader.has_network()
+        return set(self.registry) - (set() if network else self._network_only)
 
     def execute(self, name: str, args: list[str]):
         """Answer text or analysis.Stream; GtpError on failure."""
         fn = self.registry.get(name)
         if fn is None:
             raise GtpError(UNKNOWN_COMMAND)
+        if name in self._network_only and not self.engine.has_network:
+            raise GtpError(f"{name} {NEEDS_NETWORK}")
         return fn(args)
 
     # ---- argument helpers ----------------------------------------------------------------
@@ -76,7 +100,7 @@ class Commands:
         return color
 
     def _vertex(self, text: str) -> int:
-        w, h = view.size(self.engine)
+        w, h = self.engine.size
         point = parse_vertex(text, w, h)
         if point is None:
             raise GtpError(BAD_COLOR_OR_VERTEX)
@@ -85,7 +109,7 @@ class Commands:
     def _fmt(self, point) -> str:
         if isinstance(point, str):  # "resign"
             return point
-        return format_vertex(point, *view.size(self.engine))
+        return format_vertex(point, *self.engine.size)
 
     # ---- administration ------------------------------------------------------------------
     @command("protocol_version")
@@ -106,12 +130,12 @@ class Commands:
     @command("known_command")
     def cmd_known_command(self, args):
         _nargs(args, 1)
-        return "true" if args[0] in self.registry else "false"
+        return "true" if args[0] in self.available() else "false"
 
     @command("list_commands")
     def cmd_list_commands(self, args):
         _nargs(args, 0)
-        return "\n".join(sorted(self.registry))
+        return "\n".join(sorted(self.available()))
 
     @command("quit")
     def cmd_quit(self, args):
@@ -144,13 +168,13 @@ class Commands:
     @command("get_komi")
     def cmd_get_komi(self, args):
         _nargs(args, 0)
-        return format_float(view.komi(self.engine))
+        return format_float(self.engine.komi)
 
     @command("fixed_handicap")
     def cmd_fixed_handicap(self, args):
         _nargs(args, 1)
         n = parse_int(args[0])
-        w, h = view.size(self.engine)
+        w, h = self.engine.size
         if w != h or not 2 <= n <= max_fixed_handicap(w, h):
             raise GtpError(INVALID_STONES)
         return self._place_handicap(fixed_handicap_points(n, w), BOARD_NOT_EMPTY)
@@ -159,16 +183,14 @@ class Commands:
     def cmd_place_free_handicap(self, args):
         _nargs(args, 1)
         n = parse_int(args[0])
-        w, h = view.size(self.engine)
         if not 2 <= n:
             raise GtpError(INVALID_STONES)
-        return self._place_handicap(free_handicap_points(min(n, w * h - 1), w, h),
-                                    BOARD_NOT_EMPTY)
+        return self._place_handicap(self.engine.choose_handicap(n), BOARD_NOT_EMPTY)
 
     @command("set_free_handicap")
     def cmd_set_free_handicap(self, args):
-        w, h = view.size(self.engine)
-        if not view.is_empty(self.engine):
+        w, h = self.engine.size
+        if not self.engine.is_empty():
             raise GtpError(BOARD_NOT_EMPTY)
         points = [parse_vertex(a, w, h) for a in args]
         if (not 2 <= len(points) < w * h or None in points or PASS_POINT in points
@@ -178,7 +200,7 @@ class Commands:
         return ""
 
     def _place_handicap(self, points: list[int], error: str) -> str:
-        if not view.is_empty(self.engine):
+        if not self.engine.is_empty():
             raise GtpError(BOARD_NOT_EMPTY)
         if not self.engine.place_handicap(points):
             raise GtpError(error)
@@ -219,7 +241,7 @@ class Commands:
         """Undo N moves (default 1): all of them or, if there are fewer, none."""
         _nargs(args, 0, 1)
         n = parse_int(args[0]) if args else 1
-        if n > len(view.moves(self.engine)):
+        if n > len(self.engine.moves):
             raise GtpError(CANNOT_UNDO)
         for _ in range(n):
             self.engine.undo()
@@ -230,8 +252,8 @@ class Commands:
     def cmd_showboard(self, args):
         _nargs(args, 0)
         e = self.engine
-        w, h = view.size(e)
-        stones = view.stones(e)
+        w, h = e.size
+        stones = e.stones()
         letters = "   " + " ".join(COLUMNS[:w])
         rows = [letters]
         for y in range(h):
@@ -241,9 +263,9 @@ class Commands:
                 cells.append("X" if c == BLACK else "O" if c == WHITE else ".")
             rows.append(f"{h - y:2d} " + " ".join(cells) + f" {h - y}")
         rows.append(letters)
-        rows.append(f"Black (X) captured {view.prisoners(e, BLACK)}, "
-                    f"White (O) captured {view.prisoners(e, WHITE)}, "
-                    f"komi {format_float(view.komi(e))}, {color_name(view.to_move(e))} to move")
+        rows.append(f"Black (X) captured {e.prisoners(BLACK)}, "
+                    f"White (O) captured {e.prisoners(WHITE)}, "
+                    f"komi {format_float(e.komi)}, {color_name(e.to_move)} to move")
         return "\n" + "\n".join(rows)
 
     @command("final_score")
@@ -251,7 +273,7 @@ class Commands:
         _nargs(args, 0)
         from engine.rules import result_string
         try:
-            margin = view.score(self.engine, self.engine.dead_stones())
+            margin = self.engine.final_score()
         except Exception:
             log.exception("scoring failed")
             raise GtpError(CANNOT_SCORE) from None
@@ -269,10 +291,10 @@ class Commands:
         if status == "seki":
             chosen = []
         else:
-            chosen = sorted(p for p in view.stones(e) if (p in dead) == (status == "dead"))
+            chosen = sorted(p for p in e.stones() if (p in dead) == (status == "dead"))
         chains: dict[int, list[int]] = {}
         for p in chosen:
-            chains.setdefault(view.chain_of(e, p), []).append(p)
+            chains.setdefault(e.chain_of(p), []).append(p)
         return "\n".join(" ".join(self._fmt(p) for p in chain) for chain in chains.values())
 
     @command("cputime")
@@ -299,12 +321,12 @@ class Commands:
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise GtpError(CANNOT_LOAD)
         e = self.engine
-        before = view.record(e)
+        before = e.record()
         try:
             return color_name(_replay_sgf(e, game, size, limit))
         except (ValueError, KeyError) as exc:
             log.warning("loadsgf %s: %s", args[0], exc)
-            view.restore(e, before)
+            e.restore(before)
             raise GtpError(CANNOT_LOAD) from None
 
     @command("printsgf")
@@ -331,45 +353,33 @@ class Commands:
         stones = parse_int(args[2])
         if main < 0 or byo < 0:
             raise GtpError(SYNTAX_ERROR)
-        ts = view.time_settings_class()
+        from engine.engine import TimeSettings
         if byo > 0 and stones == 0:
-            settings = ts()  # no time limit
+            settings = TimeSettings()  # no time limit
         elif byo == 0:
-            settings = ts(main_time=main)
+            settings = TimeSettings(main_time=main)
         else:
-            settings = ts(main_time=main, byo_time=byo, byo_stones=stones)
-        view.set_time_settings(self.engine, settings)
+            settings = TimeSettings(main_time=main, byo_time=byo, byo_stones=stones)
+        self.engine.set_time_settings(settings)
         return ""
 
     @command("kgs-time_settings")
     def cmd_kgs_time_settings(self, args):
         """none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN TIME STONES."""
-        if not args:
-            raise GtpError(SYNTAX_ERROR)
-        kind, rest = args[0].lower(), args[1:]
-        counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
-        if kind not in counts or len(rest) != counts[kind]:
-            raise GtpError(SYNTAX_ERROR)
-        ts = view.time_settings_class()
-        if kind == "none":
-            settings = ts()
-        else:
-            main = parse_float(rest[0])
-            if main < 0:
-                raise GtpError(SYNTAX_ERROR)
-            if kind == "absolute":
-                settings = ts(main_time=main)
-            else:
-                period, count = parse_float(rest[1]), parse_int(rest[2])
-                if period <= 0 or count < 1:
-                    raise GtpError(SYNTAX_ERROR)
-                if kind == "byoyomi":
-                    settings = ts(main_time=main, byo_time=period, byo_stones=1,
-                                  byo_periods=count)
-                else:
-                    settings = ts(main_time=main, byo_time=period, byo_stones=count)
-        view.set_time_settings(self.engine, settings)
+        self.engine.set_time_settings(time_settings_from(args, TIME_KINDS[:4]))
         return ""
+
+    @command("kata-time_settings")
+    def cmd_kata_time_settings(self, args):
+        """kgs-time_settings plus `fischer MAIN INCREMENT` and
+        `fischer-capped MAIN INCREMENT MAIN_CAP MAX_PER_MOVE` (-1 = no cap)."""
+        self.engine.set_time_settings(time_settings_from(args, TIME_KINDS))
+        return ""
+
+    @command("kata-list_time_settings")
+    def cmd_kata_list_time_settings(self, args):
+        _nargs(args, 0)
+        return " ".join(TIME_KINDS)
 
     @command("time_left")
     def cmd_time_left(self, args):
@@ -378,7 +388,7 @@ class Commands:
         color = self._color(args[0])
         seconds = parse_float(args[1])
         stones = parse_int(args[2])
-        view.set_time_left(self.engine, color, seconds, stones)
+        self.engine.set_time_left(color, seconds, stones)
         return ""
 
     # ---- rules ---------------------------------------------------------------------------
@@ -395,7 +405,7 @@ class Commands:
     @command("kata-get-rules")
     def cmd_kata_get_rules(self, args):
         _nargs(args, 0)
-        return view.rules(self.engine).to_kata_json()
+        return self.engine.rules.to_kata_json()
 
     @command("kata-set-rules")
     def cmd_kata_set_rules(self, args):
@@ -406,7 +416,7 @@ class Commands:
         text = " ".join(args)
         try:
             if text.startswith("{"):
-                rules = rules_from_kata_json(text, view.rules(self.engine))
+                rules = rules_from_kata_json(text, self.engine.rules)
             else:
                 _nargs(args, 1)
                 rules = rules_by_name(text)
@@ -421,11 +431,24 @@ class Commands:
         self.engine.clear_cache()
         return ""
 
+    # ---- network -------------------------------------------------------------------------
+    @command("kata-raw-nn", needs_network=True)
+    def cmd_kata_raw_nn(self, args):
+        """SYMMETRY 0-7, or `all`: the 8 evaluations one after the other, as KataGo prints."""
+        _nargs(args, 1)
+        if args[0].lower() == "all":
+            symmetries = list(range(8))
+        else:
+            symmetries = [parse_int(args[0])]
+            if symmetries[0] > 7:
+                raise GtpError(SYNTAX_ERROR)
+        return "\n".join(format_raw_nn(r) for r in self.engine.raw_nn(symmetries))
+
     # ---- analysis (streaming) ------------------------------------------------------------
     def _request(self, args, kata: bool) -> analysis.Request:
         e = self.engine
-        req = analysis.parse_request(args, *view.size(e), kata=kata)
-        analysis.resolve_color(req, view.to_move(e))
+        req = analysis.parse_request(args, *e.size, kata=kata)
+        analysis.resolve_color(req, e.to_move)
         return req
 
     @command("lz-analyze")
@@ -448,35 +471,6 @@ class Commands:
 
 
 # ---- helpers with no GTP state -------------------------------------------------------------
-def free_handicap_points(n: int, width: int, height: int) -> list[int]:
-    """Engine-chosen handicap: the fixed layout when there is one, else spread-out points.
-
-    Points beyond the fixed layout are added greedily, each as far as possible from the stones
-    already chosen; points off the first two lines (one on small boards) come first.
-    """
-    if width == height and n <= max_fixed_handicap(width, height):
-        return fixed_handicap_points(n, width)
-    chosen: list[tuple[int, int]] = []
-    if width == height and max_fixed_handicap(width, height):
-        base = fixed_handicap_points(max_fixed_handicap(width, height), width)
-        chosen = [xy_from_point(p, width) for p in base]
-    cells = [(x, y) for y in range(height) for x in range(width)]
-    inner = 2 if min(width, height) >= 7 else 1 if min(width, height) >= 3 else 0
-    zone = {(x, y): min(x, y, width - 1 - x, height - 1 - y) >= inner for x, y in cells}
-    centre = {(x, y): -abs(2 * x - width + 1) - abs(2 * y - height + 1) for x, y in cells}
-    far = {c: min(((c[0] - a) ** 2 + (c[1] - b) ** 2 for a, b in chosen), default=10 ** 9)
-           for c in cells}
-    for c in chosen:
-        far.pop(c, None)
-    while len(chosen) < n and far:
-        best = max(far, key=lambda c: (zone[c], far[c], centre[c]))
-        chosen.append(best)
-        del far[best]
-        for c in far:
-            far[c] = min(far[c], (c[0] - best[0]) ** 2 + (c[1] - best[1]) ** 2)
-    return [point_from_xy(x, y, width) for x, y in chosen]
-
-
 def _sgf_point(move, size: int) -> int:
     """Point of an sgfmill (row, col) move with row 0 at the bottom; pass for None."""
     if move is None:
@@ -491,6 +485,9 @@ def _replay_sgf(engine, game, size: int, limit: int | None) -> int:
     root = game.get_root()
     if root.has_property("KM"):
         engine.set_komi(float(root.get("KM")))
+    first = BLACK
+    if root.has_property("PL"):
+        first = BLACK if root.get("PL") == "b" else WHITE
     played = 0
     for node in game.get_main_sequence():
         color_text, move = node.get_move()
@@ -498,43 +495,43 @@ def _replay_sgf(engine, game, size: int, limit: int | None) -> int:
             return BLACK if color_text == "b" else WHITE
         ab, aw, ae = node.get_setup_stones()
         if ab or aw or ae:
-            _apply_setup(engine, size, ab, aw, ae)
+            to_move = first if node is root else engine.to_move
+            _apply_setup(engine, size, ab, aw, ae, to_move)
         if color_text is None:
             continue
         color = BLACK if color_text == "b" else WHITE
         if engine.play(color, _sgf_point(move, size)) != 0:
             raise ValueError(f"illegal move {color_text} {move} in the main line")
         played += 1
-    if not view.moves(engine) and root.has_property("PL"):
-        return BLACK if root.get("PL") == "b" else WHITE
-    return view.to_move(engine)
+    if not engine.moves and root.has_property("PL"):
+        return first
+    return engine.to_move
 
 
-def _apply_setup(engine, size, ab, aw, ae) -> None:
-    """AB/AW/AE: black-only stones on an empty board are handicap; otherwise the resulting
-    position is rebuilt by playing its stones (no captures can happen: stones only add up)."""
+def _apply_setup(engine, size, ab, aw, ae, to_move: int) -> None:
+    """AB/AW/AE: black-only stones on an empty board are handicap; otherwise they change the
+    position as set-up stones (not moves: undo does not remove them)."""
     black = {_sgf_point(m, size) for m in ab}
     white = {_sgf_point(m, size) for m in aw}
     empty = {_sgf_point(m, size) for m in ae}
-    if view.is_empty(engine) and not white and len(black) >= 2:
+    if engine.is_empty() and not white and len(black) >= 2:
         if not engine.place_handicap(sorted(black)):
             raise ValueError("bad handicap stones")
         return
-    position = view.stones(engine)
+    position = engine.stones()
     for p in empty:
         position.pop(p, None)
     position.update({p: BLACK for p in black})
     position.update({p: WHITE for p in white})
-    engine.clear()
-    for color in (BLACK, WHITE):
-        for p in sorted(q for q, c in position.items() if c == color):
-            if engine.play(color, p) != 0:
-                raise ValueError("illegal setup position")
+    stones = [sorted(q for q, c in position.items() if c == color) for color in (BLACK, WHITE)]
+    if not engine.setup(stones[0], stones[1], to_move):
+        raise ValueError("illegal setup position")
 
 
 def game_sgf(engine) -> str:
-    """SGF of the current game: size, komi, rules, handicap stones as AB, then the moves."""
-    w, h = view.size(engine)
+    """SGF of the current game: size, komi, rules, handicap or setup stones (AB/AW, PL when no
+    move follows), then the moves."""
+    w, h = engine.size
     size = str(w) if w == h else f"{w}:{h}"
 
     def coord(point: int) -> str:
@@ -544,15 +541,79 @@ def game_sgf(engine) -> str:
         return "abcdefghijklmnopqrstuvwxy"[x] + "abcdefghijklmnopqrstuvwxy"[y]
 
     head = (f"(;GM[1]FF[4]CA[UTF-8]AP[{NAME}:{VERSION}]SZ[{size}]"
-            f"KM[{format_float(view.komi(engine))}]RU[{view.rules(engine).name}]")
-    hcp = view.handicap_points(engine)
+            f"KM[{format_float(engine.komi)}]RU[{engine.rules.name}]")
+    hcp = engine.handicap_points
     if hcp:
         head += f"HA[{len(hcp)}]AB" + "".join(f"[{coord(p)}]" for p in hcp)
+    setup = engine.setup_stones
+    if setup is not None:
+        for key, points in zip(("AB", "AW"), setup):
+            if points:
+                head += key + "".join(f"[{coord(p)}]" for p in points)
+        if not engine.moves:
+            head += f"PL[{'B' if engine.to_move == BLACK else 'W'}]"
     lines = [head]
-    moves = view.moves(engine)
+    moves = engine.moves
     for k in range(0, len(moves), 10):
         lines.append("".join(f";{'B' if c == BLACK else 'W'}[{coord(p)}]"
                              for c, p in moves[k:k + 10]))
     lines[-1] += ")"
     return "\n".join(lines)
 
+
+
+def time_settings_from(args: list[str], kinds: tuple[str, ...]):
+    """The TimeSettings of a kgs-/kata-time_settings argument list (`kinds` allowed)."""
+    counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2,
+              "fischer-capped": 4}
+    if not args:
+        raise GtpError(SYNTAX_ERROR)
+    kind, rest = args[0].lower(), args[1:]
+    if kind not in kinds or len(rest) != counts[kind]:
+        raise GtpError(SYNTAX_ERROR)
+    from engine.engine import TimeSettings
+    if kind == "none":
+        return TimeSettings()
+    main = parse_float(rest[0])
+    if main < 0:
+        raise GtpError(SYNTAX_ERROR)
+    if kind == "absolute":
+        return TimeSettings(main_time=main)
+    if kind.startswith("fischer"):
+        increment = parse_float(rest[1])
+        if increment < 0:
+            raise GtpError(SYNTAX_ERROR)
+        if kind == "fischer":
+            return TimeSettings(main_time=main, increment=increment)
+        cap, per_move = parse_float(rest[2]), parse_float(rest[3])
+        cap, per_move = max(cap, -1.0), max(per_move, -1.0)  # negative: no cap
+        if 0 <= cap < main:
+            raise GtpError(SYNTAX_ERROR)  # the cap is below the starting clock
+        return TimeSettings(main_time=main, increment=increment, main_time_cap=cap,
+                            max_per_move=per_move)
+    period, count = parse_float(rest[1]), parse_int(rest[2])
+    if period <= 0 or count < 1:
+        raise GtpError(SYNTAX_ERROR)
+    if kind == "byoyomi":
+        return TimeSettings(main_time=main, byo_time=period, byo_stones=1, byo_periods=count)
+    return TimeSettings(main_time=main, byo_time=period, byo_stones=count)
+
+
+def format_raw_nn(r) -> str:
+    """One engine.raw_nn.RawNN in KataGo's kata-raw-nn layout (gtp.cpp rawNN): White's view
+    except the policy; NAN for illegal points; rows from the top of the board."""
+    def rows(grid, fmt):
+        return ["".join("    NAN " if v != v else fmt % v + " " for v in row).rstrip()
+                for row in grid]
+    lines = [f"symmetry {r.symmetry}",
+             f"whiteWin {r.white_win:.6f}", f"whiteLoss {r.white_loss:.6f}",
+             f"noResult {r.no_result:.6f}", f"whiteLead {r.white_lead:.3f}",
+             f"whiteScoreSelfplay {r.white_score_selfplay:.3f}",
+             f"whiteScoreSelfplaySq {r.white_score_selfplay_sq:.3f}",
+             f"varTimeLeft {r.var_time_left:.3f}",
+             f"shorttermWinlossError {r.shortterm_winloss_error:.3f}",
+             f"shorttermScoreError {r.shortterm_score_error:.3f}",
+             "policy", *rows(r.policy, "%8.6f"),
+             f"policyPass {r.policy_pass:8.6f}",
+             "whiteOwnership", *rows(r.white_ownership, "%9.7f")]
+    return "\n".join(lines)

@@ -18,10 +18,11 @@ log = logging.getLogger(__name__)
 class EngineLoader:
     """Holds the Engine once built; `get()` blocks until then."""
 
-    def __init__(self):
+    def __init__(self, network: bool | None = None):
         self._ready = threading.Event()
         self._engine = None
         self._error: str | None = None
+        self._network_hint = network
 
     @classmethod
     def of(cls, engine) -> "EngineLoader":
@@ -32,9 +33,14 @@ class EngineLoader:
         return loader
 
     @classmethod
-    def start(cls, factory: Callable[[], object]) -> "EngineLoader":
-        """Run `factory` on a daemon thread and hold its result."""
-        loader = cls()
+    def start(cls, factory: Callable[[], object],
+              network: bool | None = None) -> "EngineLoader":
+        """Run `factory` on a daemon thread and hold its result.
+
+        `network`: whether the engine will have a network evaluator, so that list_commands can
+        answer exactly before the engine exists (None: unknown, assume not until it exists).
+        """
+        loader = cls(network)
         threading.Thread(target=loader._build, args=(factory,), name="engine-loader",
                          daemon=True).start()
         return loader
@@ -53,6 +59,12 @@ class EngineLoader:
     @property
     def ready(self) -> bool:
         return self._ready.is_set()
+
+    def has_network(self) -> bool:
+        """Whether the engine has a network evaluator; the start hint while it is built."""
+        if self._ready.is_set():
+            return self._engine is not None and bool(self._engine.has_network)
+        return bool(self._network_hint)
 
     def get(self):
         """The engine (waiting for it); GtpError if building it failed."""

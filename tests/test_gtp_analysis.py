@@ -88,7 +88,7 @@ def test_parse_request():
 class ScriptedEngine(Engine):
     """A real game record with a scripted search: one more visit per report."""
 
-    def analyze(self, color, on_update, interval, stop):
+    def analyze(self, color, on_update, interval, stop, avoid=(), allow=None):
         n = 0
         while True:
             n += 1

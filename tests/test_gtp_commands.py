@@ -6,7 +6,8 @@ import pytest
 
 from engine.engine import Engine, TimeSettings
 from engine.constants import BLACK, WHITE
-from gtp.commands import Commands, free_handicap_points
+from engine.free_handicap import free_handicap_points
+from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
 
@@ -15,7 +16,7 @@ protocol_version name version known_command list_commands quit boardsize clear_b
 get_komi play genmove undo gg-undo showboard final_score final_status_list fixed_handicap
 place_free_handicap set_free_handicap loadsgf printsgf reg_genmove time_settings time_left
 kgs-time_settings kgs-rules kata-get-rules kata-set-rules clear_cache cputime lz-analyze
-kata-analyze lz-genmove_analyze kata-genmove_analyze
+kata-analyze lz-genmove_analyze kata-genmove_analyze kata-time_settings kata-list_time_settings
 """.split())
 
 

@@ -1,0 +1,89 @@
+"""One raw network evaluation of a game position, in KataGo's `kata-raw-nn` terms.
+
+KataGo reports raw outputs from White's perspective (win/loss, lead, self-play score,
+ownership +1 = White) and the policy for the side to move with illegal points marked; see
+../shared/reference/README.md. This module produces exactly those numbers for one fixed
+symmetry from an OnnxModel, so our net can be compared with KataGo's value by value. It imports
+onnxruntime (through engine.onnx_evaluator), so the engine loads it only when asked.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import onnx_evaluator as oe
+from engine.constants import BLACK
+from engine.evaluator import PositionBatch
+from engine.features import fill_features
+from engine.positions import batch_row_from_game
+
+NUM_SYMMETRIES = 8
+
+
+@dataclass
+class RawNN:
+    """KataGo's kata-raw-nn fields for one symmetry (NaN policy = illegal point)."""
+    symmetry: int
+    white_win: float
+    white_loss: float
+    no_result: float
+    white_lead: float
+    white_score_selfplay: float
+    white_score_selfplay_sq: float
+    var_time_left: float  # -1 when the net has no such head (KataGo's placeholder)
+    shortterm_winloss_error: float  # likewise
+    shortterm_score_error: float  # likewise
+    policy: np.ndarray  # [H, W], row 0 = top
+    policy_pass: float
+    white_ownership: np.ndarray  # [H, W], +1 = White
+
+
+def _shortterm(model, raw_score: np.ndarray) -> tuple[float, float, float]:
+    """varTimeLeft and the short-term errors as KataGo post-processes them (nneval.cpp)."""
+    names = model.score_outputs
+    if "shortterm_winloss_error" not in names:
+        return -1.0, -1.0, -1.0
+    m = model.multipliers
+    col = {n: float(raw_score[i]) for i, n in enumerate(names)}
+    var_time = float(oe.softplus(col["vartime"])) * m["variance_time"]
+    wl, sc = col["shortterm_winloss_error"], col["shortterm_score_error"]
+    version = int(model.meta.get("model_version", "10"))
+    if version >= 14:
+        wl_err = float(oe.softplus(wl * 0.5)) * np.sqrt(m["shortterm_value_error"])
+        sc_err = float(oe.softplus(sc * 0.5)) * np.sqrt(m["shortterm_score_error"])
+    elif version >= 10:
+        wl_err = float(np.sqrt(oe.softplus(wl) * m["shortterm_value_error"]))
+        sc_err = float(np.sqrt(oe.softplus(sc) * m["shortterm_score_error"]))
+    else:
+        wl_err, sc_err = float(oe.softplus(wl)), float(oe.softplus(sc)) * 10.0
+    return var_time, wl_err, sc_err
+
+
+def raw_nn(model, game, symmetry: int) -> RawNN:
+    """The net's outputs for the game's position under `symmetry` (0..7), in board orientation.
+
+    On a rectangular board the transpose bit is dropped, as KataGo does.
+    """
+    w, h = game.width, game.height
+    effective = symmetry & 3 if w != h else symmetry
+    batch = PositionBatch(1, w, h, game.komi, game.rules)
+    batch_row_from_game(batch, 0, game)
+    batch.count = 1
+    spatial = np.zeros((1, model.num_spatial, h, w), np.float32)
+    glob = np.zeros((1, model.num_global), np.float32)
+    fill_features(batch, spatial, glob, np.array([effective], np.int64),
+                  handicap_stones=game.handicap)
+    raw = oe.undo_symmetry_outputs(model.run(spatial, glob), effective)
+    probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))[0]
+    stats = oe.score_stats(raw["score"], probs[None], model.score_outputs, model.multipliers)
+    legal = batch.legal[:1]
+    policy = oe.policy_probs(raw["policy"], legal)[0].astype(np.float64)
+    policy[~legal[0]] = np.nan
+    sign = -1.0 if game.to_move == BLACK else 1.0
+    win, loss = (probs[1], probs[0]) if sign < 0 else (probs[0], probs[1])
+    var_time, wl_err, sc_err = _shortterm(model, raw["score"][0])
+    return RawNN(symmetry, float(win), float(loss), float(probs[2]),
+                 sign * float(stats["lead"][0]), sign * float(stats["score_mean"][0]),
+                 float(stats["score_mean_sq"][0]), var_time, wl_err, sc_err,
+                 policy[:-1].reshape(h, w), float(policy[-1]),
+                 sign * oe.ownership(raw["ownership"][0]).astype(np.float64))

@@ -72,6 +72,7 @@ class GameRecord:
     handicap: tuple[int, ...]
     setup: tuple[tuple[int, ...], tuple[int, ...], int] | None  # black, white, to move
     moves: tuple[tuple[int, int], ...]
+    to_move: int  # at the end (after an undo it need not follow from the last move)
 
 
 class Engine:
@@ -125,11 +126,11 @@ class Engine:
         return list(self.game.handicap_points)
 
     @property
-    def setup_stones(self) -> tuple[list[int], list[int]] | None:
-        """(black, white) points of the position given by `setup`, None if there was none."""
+    def setup_stones(self) -> tuple[list[int], list[int], int] | None:
+        """(black, white, colour to move) as given to `setup`; None if there was none."""
         if self._setup is None:
             return None
-        return list(self._setup[0]), list(self._setup[1])
+        return list(self._setup[0]), list(self._setup[1]), self._setup[2]
 
     def prisoners(self, color: int) -> int:
         """Stones captured by `color`."""
@@ -169,7 +170,7 @@ class Engine:
     def record(self) -> GameRecord:
         w, h = self.size
         return GameRecord(w, h, self.komi, tuple(self.handicap_points), self._setup,
-                          tuple(self.game.moves))
+                          tuple(self.game.moves), self.to_move)
 
     def restore(self, rec: GameRecord) -> None:
         """Rebuild a recorded game (all its moves were legal when recorded)."""
@@ -178,7 +179,8 @@ class Engine:
         if rec.handicap:
             self.place_handicap(list(rec.handicap))
         if rec.setup is not None:
-            self.setup(*rec.setup)
+            black, white, to_move = rec.setup
+            self.setup(black, white, to_move if rec.moves else rec.to_move)
         for color, point in rec.moves:
             self.play(color, point)
 

@@ -529,8 +529,8 @@ def _apply_setup(engine, size, ab, aw, ae, to_move: int) -> None:
 
 
 def game_sgf(engine) -> str:
-    """SGF of the current game: size, komi, rules, handicap or setup stones (AB/AW, PL when no
-    move follows), then the moves."""
+    """SGF of the current game: size, komi, rules, handicap or set-up stones (AB/AW with the
+    colour to move after them as PL), then the moves."""
     w, h = engine.size
     size = str(w) if w == h else f"{w}:{h}"
 
@@ -547,11 +547,11 @@ def game_sgf(engine) -> str:
         head += f"HA[{len(hcp)}]AB" + "".join(f"[{coord(p)}]" for p in hcp)
     setup = engine.setup_stones
     if setup is not None:
-        for key, points in zip(("AB", "AW"), setup):
+        black, white, to_move = setup
+        for key, points in (("AB", black), ("AW", white)):
             if points:
                 head += key + "".join(f"[{coord(p)}]" for p in points)
-        if not engine.moves:
-            head += f"PL[{'B' if engine.to_move == BLACK else 'W'}]"
+        head += f"PL[{'B' if to_move == BLACK else 'W'}]"
     lines = [head]
     moves = engine.moves
     for k in range(0, len(moves), 10):

@@ -45,3 +45,20 @@ def test_spend_tracks_the_clock():
     assert spend(30, 30, 0, 5, 5, 20) == (30, 5)
     assert spend(30, 30, 0, 5, 5, 40) == (30, 4)
     assert spend(10, 30, 0, 5, 0, 25) == (30, 5)
+
+
+def test_fischer_spends_the_increment_too():
+    # 19x19, move 0: 600 s over 144.4 expected moves of ours, plus the 10 s that come back
+    assert move_budget(600, 0, 0, 0, 600, 0, 361, 0, 0.5, increment=10) == \
+        pytest.approx(600 / 144.4 + 10)
+    # nearly flagged: never more than the clock minus the lag buffer
+    assert move_budget(600, 0, 0, 0, 3, 0, 361, 0, 0.5, increment=10) == pytest.approx(2.5)
+    # fischer-capped: a move may take at most max_per_move (minus the lag buffer)
+    assert move_budget(600, 0, 0, 0, 600, 0, 361, 0, 0.5, increment=10,
+                       max_per_move=5) == pytest.approx(4.5)
+
+
+def test_fischer_clock_gains_the_increment_up_to_the_cap():
+    assert spend(100, 0, 0, 0, 0, 30, increment=5) == (75, 0)
+    assert spend(100, 0, 0, 0, 0, 2, increment=5, main_cap=101) == (101, 0)
+    assert spend(100, 0, 0, 0, 0, 2, increment=5, main_cap=-1) == (103, 0)

@@ -363,6 +363,30 @@ def test_kgs_time_settings(srv):
     assert engine.time.main_time < 0
 
 
+def test_kata_time_settings(srv):
+    engine = srv.commands.engine
+    assert ok(srv, "kata-list_time_settings") == "none absolute byoyomi canadian fischer " \
+        "fischer-capped"
+    ok(srv, "play b e5")
+    ok(srv, "kata-time_settings fischer 300 5.5")
+    assert engine.time == TimeSettings(300, increment=5.5)
+    ok(srv, "kata-time_settings fischer-capped 300 10 600 -1")
+    assert engine.time == TimeSettings(300, increment=10, main_time_cap=600, max_per_move=-1)
+    ok(srv, "kata-time_settings fischer-capped 300 10 -1 30")
+    assert engine.time == TimeSettings(300, increment=10, main_time_cap=-1, max_per_move=30)
+    ok(srv, "kata-time_settings byoyomi 600 30 5")  # the kgs kinds work too
+    assert engine.time == TimeSettings(600, 30, 1, 5)
+    ok(srv, "kata-time_settings none")
+    assert engine.time.main_time < 0
+    for bad in ("kata-time_settings fischer 300", "kata-time_settings fischer 300 -1",
+                "kata-time_settings fischer-capped 300 10 200 -1",  # cap below main time
+                "kata-time_settings fischer-capped 300 10 600", "kata-time_settings blitz 5",
+                "kata-list_time_settings x"):
+        assert fail(srv, bad) == "syntax error", bad
+    assert engine.time.main_time < 0
+    assert engine.moves == [(BLACK, engine.moves[0][1])]  # time commands never touch the game
+
+
 # ---- rules -----------------------------------------------------------------------------------
 def test_rules_commands(srv):
     import json
@@ -429,6 +453,32 @@ def test_loadsgf_setup_stones_and_errors(srv, tmp_path):
     assert state(srv) == before  # failures changed nothing
     assert fail(srv, "loadsgf") == "syntax error"
     assert fail(srv, f"loadsgf {f} 0") == "syntax error"
+
+
+def test_setup_stones_are_not_moves_and_round_trip(srv, tmp_path):
+    f = tmp_path / "setup.sgf"
+    f.write_text("(;SZ[5]KM[0.5]AB[aa][bb]AW[cc][dd]PL[W])")
+    assert ok(srv, f"loadsgf {f}") == "white"
+    assert board_rows(srv) == ["X....", ".X...", "..O..", "...O.", "....."]
+    assert "White to move" in ok(srv, "showboard").replace("white", "White")
+    assert fail(srv, "undo") == "cannot undo"  # set-up stones are no moves
+    text = ok(srv, "printsgf")
+    assert "AB[aa][bb]" in text and "AW[cc][dd]" in text and "PL[W]" in text
+    ok(srv, "play w e5")
+    out = tmp_path / "again.sgf"
+    ok(srv, f"printsgf {out}")
+    before = state(srv)
+    ok(srv, "clear_board")
+    assert ok(srv, f"loadsgf {out}") == "black"
+    assert state(srv) == before
+    ok(srv, "undo")  # the move after the set-up is a move
+    assert fail(srv, "undo") == "cannot undo"
+    # a set-up chain without liberties is refused and changes nothing
+    current = state(srv)
+    bad = tmp_path / "dead.sgf"
+    bad.write_text("(;SZ[5]AB[aa]AW[ba][ab])")
+    assert fail(srv, f"loadsgf {bad}") == "cannot load file"
+    assert state(srv) == current
 
 
 def test_printsgf_round_trip(srv, tmp_path):

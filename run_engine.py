@@ -148,7 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer
     out = _protocol_stream()
-    server = GtpServer(Commands(EngineLoader.start(lambda: build_engine(args))))
+    server = GtpServer(Commands(EngineLoader.start(lambda: build_engine(args),
+                                                   network=args.evaluator == "onnx")))
     server.serve(sys.stdin.buffer, out)
     # The reader and loader threads may still be blocked in I/O or compiling: leave without
     # waiting for them (interpreter shutdown would abort on the reader's stdin lock).

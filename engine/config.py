@@ -14,6 +14,8 @@ class SearchConfig:
     c_puct: float = 1.0  # exploration constant of PUCT: U = c * P * sqrt(N_parent) / (1 + N)
     c_puct_log: float = 0.45  # KataGo-style growth: c += c_puct_log * ln((N + base) / base)
     c_puct_base: float = 500.0  # visit scale of that growth
+    static_score_utility: float = 0.1  # weight of the score utility centred on 0 (KataGo's)
+    dynamic_score_utility: float = 0.3  # weight of the one centred on the root's expected score
     fpu_reduction: float = 0.2  # unvisited child value = parent value - this * sqrt(visited mass)
     root_fpu_reduction: float = 0.1  # the same at the root (0 when Dirichlet noise is on)
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out

@@ -31,7 +31,8 @@ OUT_ROWS = 1
 OUT_FULL = 2  # 1 when a descent found no free node
 
 # float parameter vector
-F_CPUCT, F_CPUCT_LOG, F_CPUCT_BASE, F_FPU, F_ROOT_FPU, F_UCB1_C, F_KOMI = range(7)
+(F_CPUCT, F_CPUCT_LOG, F_CPUCT_BASE, F_FPU, F_ROOT_FPU, F_UCB1_C, F_KOMI, F_STATIC_SCORE,
+ F_DYNAMIC_SCORE, F_SCORE_CENTER, F_SQRT_AREA) = range(11)
 # int parameter vector
 I_BATCH, I_VLOSS, I_UCB1, I_SUICIDE, I_COLLISIONS, I_MAX_DEPTH, I_HISTORY = range(7)
 
@@ -84,7 +85,7 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     if parent_n < 0:
         parent_n = 0
     if t.node_visits[node] > 0:
-        parent_q = -t.node_value_sum[node] / t.node_visits[node]
+        parent_q = -(t.node_sel[node, 1] + t.node_virtual[node]) / t.node_visits[node]
     else:
         parent_q = -t.node_value[node]
     mass = 0.0
@@ -271,10 +272,26 @@ def select_batch(t, root_board, root_hist, root_points, root_colors, root_prior,
 
 
 @njit(cache=True)
+def score_utility(score, center, fp):
+    """KataGo's score utility added to a value for selection: a static term (centre 0) that
+    prefers larger wins and smaller losses, and a dynamic term centred near the root's expected
+    score so the search keeps caring about points when the winrate saturates.
+    sv(s) = (2/pi) atan((s - c) / (scale sqrt(area))) with scales 2 and 0.75 (katago-network.md
+    §4.1); `score` and `center` are from the same player's view."""
+    k = 2.0 / np.pi
+    return (fp[F_STATIC_SCORE] * k * np.arctan(score / (2.0 * fp[F_SQRT_AREA]))
+            + fp[F_DYNAMIC_SCORE] * k * np.arctan((score - center) / (0.75 * fp[F_SQRT_AREA])))
+
+
+@njit(cache=True)
 def expand_and_backup(t, n_leaves, path_nodes, path_len, leaf_kind, leaf_row, legal,
                       policy, value, score, cache_used, cache_keys, cache_policy, cache_value,
-                      cache_score, vl):
-    """Expand evaluated leaves (values from the side to move's view) and back all leaves up."""
+                      cache_score, vl, fp):
+    """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
+
+    Visits, values and scores are backed up as they are (they are what reports show);
+    selection backs up the utility (value plus score utility, see score_utility).
+    """
     for i in range(n_leaves):
         depth = path_len[i]
         leaf = path_nodes[i, depth]
@@ -296,13 +313,15 @@ def expand_and_backup(t, n_leaves, path_nodes, path_len, leaf_kind, leaf_row, le
         s = np.float64(t.node_score[leaf])
         for k in range(depth, -1, -1):
             nd = path_nodes[i, k]
+            # Node k's mover is the root's side to move when k is odd.
+            center = fp[F_SCORE_CENTER] if k % 2 == 1 else -fp[F_SCORE_CENTER]
             t.node_visits[nd] += 1
             t.node_value_sum[nd] += v
             t.node_value_sq[nd] += v * v
             t.node_score_sum[nd] += s
             t.node_virtual[nd] -= vl
             t.node_sel[nd, 0] += 1 - vl
-            t.node_sel[nd, 1] += v + vl
+            t.node_sel[nd, 1] += v + score_utility(s, center, fp) + vl
             v = -v
             s = -s
 
@@ -544,7 +563,10 @@ class Search:
         b.komi = game.komi
         root_fpu = 0.0 if noise_weight > 0 else cfg.root_fpu_reduction
         fp = np.array([cfg.c_puct, cfg.c_puct_log, cfg.c_puct_base, cfg.fpu_reduction,
-                       root_fpu, cfg.ucb1_c, komi], np.float64)
+                       root_fpu, cfg.ucb1_c, komi, cfg.static_score_utility,
+                       cfg.dynamic_score_utility, 0.0, np.sqrt(game.width * game.height)],
+                      np.float64)
+        self._set_score_center(fp)
         ip = np.array([cfg.batch_size, cfg.virtual_loss, int(self.ucb1),
                        int(game.rules.suicide), max(cfg.max_collisions, 1),
                        T.max_depth_for(game.width, game.height), int(self.want_history)],
@@ -594,7 +616,9 @@ class Search:
                 policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_value
             expand_and_backup(t, n, self._path_nodes, self._path_len, self._leaf_kind,
                               self._leaf_row, b.legal, policy, value, score, cache[0], cache[1],
-                              cache[2], cache[3], cache[4], cfg.virtual_loss)
+                              cache[2], cache[3], cache[4], cfg.virtual_loss, fp)
+            if playouts == 0:
+                self._set_score_center(fp)
             playouts += n
             if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
                 self._setup_root_prior(noise_weight, noise_alpha_scale)
@@ -607,6 +631,14 @@ class Search:
         if on_update is not None:
             on_update()
         return playouts
+
+    def _set_score_center(self, fp) -> None:
+        """Centre of the dynamic score utility: 0.8 x the root's expected score for its side
+        to move (KataGo's recentScoreCenter), 0 before the root has been evaluated."""
+        t = self.tree
+        visits = int(t.node_visits[self.root])
+        expected = -float(t.node_score_sum[self.root]) / visits if visits else 0.0
+        fp[F_SCORE_CENTER] = 0.8 * expected
 
     def _add_ownership(self, own, rows_to_move, color) -> None:
         sign = np.where(rows_to_move == color, 1.0, -1.0)

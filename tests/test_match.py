@@ -363,9 +363,9 @@ def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
 DOSAKU = ROOT / "run_engine.py"
 
 
-@pytest.mark.skipif(not DOSAKU.exists(), reason="run_engine.py not in this checkout yet")
 def test_dosaku_self_play_on_5x5(tmp_path):
-    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(DOSAKU))} --boardsize 5"
+    engine = (f"{shlex.quote(sys.executable)} {shlex.quote(str(DOSAKU))} --boardsize 5 "
+              "--evaluator uniform --visits 32")
     out = tmp_path / "out"
     assert main([engine, engine, "--games", "2", "--size", "5", "--komi", "0.5",
                  "--max-moves", "40", "--out", str(out), "--no-progress"]) == 0

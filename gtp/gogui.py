@@ -1,9 +1,10 @@
 """GoGui analyze-command answers: the menu and the board/point-list text formats.
 
 GoGui reads `gogui-analyze_commands` as lines `type/Label/command`; it replaces `%m` by the
-colour to move (`b`/`w`) before sending the command. Answer formats (docs/gtp.md B9, GoGui's GtpUtil): a `dboard` is one line per board
-row, top row first, W numbers each (positive shown black, negative white); `pspairs` is
-`point text point text ...`; a `var` is a move list in which `b`/`w` words set the colour.
+colour to move (`b`/`w`) before sending the command. Answer formats (docs/gtp.md B9, GoGui's
+GtpUtil): a `dboard` is one line per board row, top row first, W numbers each (positive shown
+black, negative white); `pspairs` is `point text point text ...`; a `var` is a move list in
+which `b`/`w` words set the colour.
 """
 
 import numpy as np

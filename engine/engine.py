@@ -16,7 +16,7 @@ import numpy as np
 from engine import board as B
 from engine import timecontrol
 from engine.config import EngineConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
+from engine.constants import BLACK, EMPTY, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
 from engine.evaluator import PositionBatch
 from engine.free_handicap import free_handicap_points
@@ -285,20 +285,20 @@ class Engine:
     # ---- move generation -------------------------------------------------------------------
     def genmove(self, color: int, commit: bool = True,
                 on_update: Callable[[AnalysisSnapshot], None] | None = None,
-                interval: float = 1.0) -> int | str:
-        """Choose a move for colour (a point, or RESIGN) and play it unless commit is False."""
+                interval: float = 1.0, cleanup: bool = False) -> int | str:
+        """Choose a move for colour (a point, or RESIGN) and play it unless commit is False.
+
+        cleanup (kgs-genmove_cleanup): while opponent stones judged dead remain, never pass;
+        attack those stones (their liberties) if that is legal, else play any other move.
+        """
         cfg = self.config
         started = time.monotonic()
-        seconds = self._time_budget(color)
-        sampling = cfg.temperature > 0 and len(self.game.moves) < cfg.temperature_moves
-        limits = SearchLimits(cfg.visits, cfg.playouts, seconds,
-                              early_stop=cfg.early_stop and not sampling)
-        if not (limits.visits or limits.playouts or limits.seconds):
-            limits.visits = cfg.fallback_visits
+        limits = self._limits(color)
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
-        self.search.run(self.game, color, limits, on_update=update, interval=interval,
+        game = self._cleanup_view(color) if cleanup else self.game
+        self.search.run(game, color, limits, on_update=update, interval=interval,
                         noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
                         noise_alpha_scale=cfg.noise_alpha_scale)
         stats = self.search.root_stats()
@@ -311,6 +311,33 @@ class Engine:
             self.game.play(color, point)
             self._follow_move()
         return point
+
+    def _limits(self, color: int) -> SearchLimits:
+        """The search limits of a genmove now: config, clock, or the fallback visits."""
+        cfg = self.config
+        sampling = cfg.temperature > 0 and len(self.game.moves) < cfg.temperature_moves
+        limits = SearchLimits(cfg.visits, cfg.playouts, self._time_budget(color),
+                              early_stop=cfg.early_stop and not sampling)
+        if not (limits.visits or limits.playouts or limits.seconds):
+            limits.visits = cfg.fallback_visits
+        return limits
+
+    def _cleanup_view(self, color: int):
+        """The game with root moves limited for a cleanup move (see genmove)."""
+        w, h = self.size
+        col = self.game.board[B.ROW_COLOR]
+        dead = [p for p in self.dead_stones() if col[p] != color]
+        if not dead:
+            return self.game
+        stride = w + 1
+        targets = {q for p in dead for q in (p - 1, p + 1, p - stride, p + stride)
+                   if col[q] == EMPTY}  # liberties of the dead stones
+        legal = self.game.legal_mask(color)
+        on_board = [point_from_action(a, w, h) for a in np.flatnonzero(legal[:-1])]
+        attacks = [p for p in on_board if p in targets]
+        if not on_board:
+            return self.game  # nothing but pass is legal
+        return self._restricted((), attacks or on_board)
 
     def _time_budget(self, color: int) -> float:
         """Seconds for this move: from the clock if one is set, else config.seconds."""
@@ -409,6 +436,24 @@ class Engine:
         return AnalysisSnapshot(moves, stats.root_visits, float((stats.root_value + 1) / 2),
                                 stats.root_score, self.search.ownership())
 
+    def think(self, color: int) -> AnalysisSnapshot:
+        """Search as genmove would (same limits) and report, playing nothing and leaving the
+        clocks alone; the tree stays for the next search of this position."""
+        self.search.run(self.game, color, self._limits(color))
+        return self.snapshot(color)
+
+    def policy(self, color: int) -> np.ndarray:
+        """The evaluator's prior [W*H+1] for `color` to move here (one evaluation; pass last).
+
+        Uniform over the legal moves for evaluators without priors (random playouts)."""
+        g = self.game
+        batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
+        batch_row_from_game(batch, 0, g)
+        batch.to_move[0] = color
+        batch.legal[0] = g.legal_mask(color)
+        batch.count = 1
+        return np.asarray(self.evaluator.evaluate(batch).policy[0], np.float64)
+
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
                 interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
         """Search and report every `interval` seconds until `stop` is set.
@@ -476,7 +521,7 @@ class Engine:
         return list(self._dead_cache[1])
 
     def _judge_dead(self) -> list[int]:
-        own = self._black_ownership()
+        own = self.black_ownership()
         w, h = self.game.width, self.game.height
         col = self.game.board[B.ROW_COLOR]
         dead = []
@@ -487,8 +532,9 @@ class Engine:
                 dead.append(p)
         return dead
 
-    def _black_ownership(self) -> np.ndarray:
-        """Ownership of every point from Black's view (+1 Black), averaged."""
+    def black_ownership(self) -> np.ndarray:
+        """Ownership [W*H] of every point from Black's view (+1 Black .. -1 White), row-major
+        from the top-left: the evaluator's if it has one, else averaged random playouts."""
         g = self.game
         batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
         batch_row_from_game(batch, 0, g)

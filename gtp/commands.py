@@ -14,7 +14,7 @@ import time
 from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
 from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy, xy_from_point
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
-from gtp import analysis
+from gtp import analysis, gogui
 from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
                           CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
                           INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
@@ -32,6 +32,9 @@ KGS_RULES = {"chinese": "chinese-kgs", "aga": "aga", "japanese": "japanese",
 
 
 NEEDS_NETWORK = "needs a network (--model)"  # failure text of network-only commands
+MAX_CLOCK = 1e7  # seconds (16 weeks): time_left beyond this is clamped to it
+CHAT_REPLY = (f"{NAME} {VERSION} is a Go program and cannot chat; "
+              "it plays and scores, and answers nothing else. Have a good game.")
 TIME_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
 
 
@@ -222,6 +225,14 @@ class Commands:
         color = self._color(args[0])
         return self._fmt(self.engine.genmove(color))
 
+    @command("kgs-genmove_cleanup")
+    def cmd_kgs_genmove_cleanup(self, args):
+        """genmove that does not pass while opponent stones judged dead remain (KGS sends it
+        after a dead-stone dispute under area rules); it may still resign."""
+        _nargs(args, 1)
+        color = self._color(args[0])
+        return self._fmt(self.engine.genmove(color, cleanup=True))
+
     @command("reg_genmove")
     def cmd_reg_genmove(self, args):
         """The move genmove would choose, without playing it."""
@@ -296,6 +307,58 @@ class Commands:
         for p in chosen:
             chains.setdefault(e.chain_of(p), []).append(p)
         return "\n".join(" ".join(self._fmt(p) for p in chain) for chain in chains.values())
+
+    # ---- KGS ------------------------------------------------------------------------------
+    @command("kgs-game_over")
+    def cmd_kgs_game_over(self, args):
+        """kgsGtp's notice that the game ended: acknowledged and logged, nothing changes."""
+        log.info("kgs-game_over: the game has ended")
+        return ""
+
+    @command("kgs-chat")
+    def cmd_kgs_chat(self, args):
+        """`kgs-chat game|private NAME MESSAGE...`: a fixed reply, whatever arrives."""
+        log.info("kgs-chat: %s", " ".join(args)[:200])
+        return CHAT_REPLY
+
+    # ---- GoGui analyze commands --------------------------------------------------------
+    @command("gogui-analyze_commands")
+    def cmd_gogui_analyze_commands(self, args):
+        _nargs(args, 0)
+        return "\n".join(gogui.ANALYZE_COMMANDS)
+
+    def _optional_color(self, args) -> int:
+        _nargs(args, 0, 1)
+        return self._color(args[0]) if args else self.engine.to_move
+
+    @command("dosaku-policy")
+    def cmd_dosaku_policy(self, args):
+        """[COLOR]: the evaluator's prior of every point as a GoGui dboard."""
+        color = self._optional_color(args)
+        e = self.engine
+        return gogui.double_board(e.policy(color)[:-1], *e.size)
+
+    @command("dosaku-ownership")
+    def cmd_dosaku_ownership(self, args):
+        """Ownership of every point as a GoGui dboard: +1 Black .. -1 White."""
+        _nargs(args, 0)
+        e = self.engine
+        return gogui.double_board(e.black_ownership(), *e.size, fmt="%.2f")
+
+    @command("dosaku-visits")
+    def cmd_dosaku_visits(self, args):
+        """[COLOR]: `point visits` pairs after a genmove-length search (nothing is played)."""
+        color = self._optional_color(args)
+        e = self.engine
+        return gogui.visit_pairs(e.think(color).moves, *e.size)
+
+    @command("dosaku-pv")
+    def cmd_dosaku_pv(self, args):
+        """[COLOR]: the principal variation of a genmove-length search, colours written out."""
+        color = self._optional_color(args)
+        e = self.engine
+        moves = e.think(color).moves
+        return gogui.variation(moves[0].pv if moves else [], color, *e.size)
 
     @command("cputime")
     def cmd_cputime(self, args):
@@ -386,7 +449,7 @@ class Commands:
         """COLOR SECONDS STONES (under KGS byo-yomi STONES carries the periods left)."""
         _nargs(args, 3)
         color = self._color(args[0])
-        seconds = parse_float(args[1])
+        seconds = min(max(parse_float(args[1]), 0.0), MAX_CLOCK)  # late or absurd: clamp
         stones = parse_int(args[2])
         self.engine.set_time_left(color, seconds, stones)
         return ""

@@ -51,3 +51,44 @@ play w c3
 32 clear_cache
 33 cputime
 #? [\d+\.\d+]
+
+# kata-time_settings (what gtp2ogs sends when kata-list_time_settings offers fischer-capped)
+40 kata-list_time_settings
+#? [none absolute byoyomi canadian fischer fischer-capped]
+41 kata-list_time_settings all
+#? [.*]*
+play b e5
+42 kata-time_settings fischer 300 10
+43 kata-time_settings fischer-capped 300 10 600 -1
+44 kata-time_settings fischer-capped 300.5 2.5 -1 -1
+45 kata-time_settings byoyomi 600 30 5
+46 kata-time_settings canadian 600 300 25
+47 kata-time_settings absolute 900
+48 kata-time_settings none
+49 kata-time_settings fischer 300
+#? [.*]*
+50 kata-time_settings fischer-capped 300 10 100 -1
+#? [.*]*
+51 kata-time_settings fischer -5 10
+#? [.*]*
+52 kata-time_settings bronstein 300 10
+#? [.*]*
+53 kata-time_settings
+#? [.*]*
+54 kata-time_settings fischer 300 ten
+#? [.*]*
+55 showboard
+#? [.*\n 5 (\. ){4}X .*]
+# a late clock (negative) and an absurd one are clamped, not refused; non-numbers are refused
+56 kata-time_settings fischer-capped 300 10 600 1.5
+57 time_left b -3 0
+58 time_left w 1e300 0
+59 time_left b inf 0
+#? [.*]*
+60 time_left w 12 x
+#? [.*]*
+61 genmove w
+#? [[A-HJ][1-9]]
+62 time_left w 290.5 0
+63 genmove b
+#? [[A-HJ][1-9]]

@@ -22,7 +22,7 @@ from engine.constants import BLACK, EMPTY, MAX_SIZE, NULL_POINT, PASS_POINT, WAL
 ROW_HEADER = 0
 ROW_COLOR = 1
 ROW_NEXT = 2  # next stone of the same chain (circular)
-ROW_HEAD = 3  # chain head of each stone
+ROW_HEAD = 3  # chain head of each stone (NULL_POINT on empty points)
 ROW_LIBS = 4  # liberty count, valid at the head
 ROW_SIZE = 5  # stone count, valid at the head
 ROW_EMPTY = 6  # the first H_NUM_EMPTY entries list the empty points
@@ -121,7 +121,7 @@ def chain_size(b, p):
     return b[ROW_SIZE, b[ROW_HEAD, p]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal(b, p, color, allow_suicide):
     """Whether colour may play at point p (pass is always legal; simple ko only)."""
     if p == PASS_POINT:
@@ -133,9 +133,8 @@ def is_legal(b, p, color, allow_suicide):
     if allow_suicide:
         return True
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
     for q in (p - stride, p - 1, p + 1, p + stride):
-        c = col[q]
+        c = b[ROW_COLOR, q]
         if c == EMPTY:
             return True
         if c == color:
@@ -163,7 +162,7 @@ def move_error(b, p, color, allow_suicide):
     return MOVE_OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _empty_remove(b, p):
     n = b[ROW_HEADER, H_NUM_EMPTY] - 1
     i = b[ROW_EMPTY_POS, p]
@@ -173,7 +172,7 @@ def _empty_remove(b, p):
     b[ROW_HEADER, H_NUM_EMPTY] = n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _empty_add(b, p):
     n = b[ROW_HEADER, H_NUM_EMPTY]
     b[ROW_EMPTY, n] = p
@@ -182,31 +181,30 @@ def _empty_add(b, p):
 
 
 @njit(cache=True)
-def _count_liberties(b, h):
-    """Recount the distinct liberties of the chain with head h."""
-    gen = b[ROW_HEADER, H_MARK_GEN] + 1
-    b[ROW_HEADER, H_MARK_GEN] = gen
-    stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    mark = b[ROW_MARK]
-    count = 0
-    s = h
-    while True:
-        for q in (s - stride, s - 1, s + 1, s + stride):
-            if col[q] == EMPTY and mark[q] != gen:
-                mark[q] = gen
-                count += 1
-        s = b[ROW_NEXT, s]
-        if s == h:
-            break
-    return count
-
-
-@njit(cache=True)
 def _merge(b, keep, other):
-    """Join chain `other` into chain `keep` (both heads); returns the surviving head."""
+    """Join chains with heads `keep` and `other`; returns the surviving head.
+
+    The liberty count is updated without a full recount: the larger chain keeps its count and
+    gains the liberties of the smaller one that it does not already touch, so a merge costs
+    O(size of the smaller chain).
+    """
     if b[ROW_SIZE, other] > b[ROW_SIZE, keep]:
         keep, other = other, keep
+    stride = b[ROW_HEADER, H_STRIDE]
+    gen = b[ROW_HEADER, H_MARK_GEN] + 1
+    b[ROW_HEADER, H_MARK_GEN] = gen
+    gained = 0
+    s = other
+    while True:
+        for q in (s - stride, s - 1, s + 1, s + stride):
+            if b[ROW_COLOR, q] == EMPTY and b[ROW_MARK, q] != gen:
+                b[ROW_MARK, q] = gen
+                if (b[ROW_HEAD, q - stride] != keep and b[ROW_HEAD, q - 1] != keep and b[ROW_HEAD, q + 1] != keep
+                        and b[ROW_HEAD, q + stride] != keep):
+                    gained += 1
+        s = b[ROW_NEXT, s]
+        if s == other:
+            break
     s = other
     while True:
         b[ROW_HEAD, s] = keep
@@ -217,6 +215,7 @@ def _merge(b, keep, other):
     b[ROW_NEXT, keep] = b[ROW_NEXT, other]
     b[ROW_NEXT, other] = nk
     b[ROW_SIZE, keep] += b[ROW_SIZE, other]
+    b[ROW_LIBS, keep] += gained
     return keep
 
 
@@ -224,13 +223,12 @@ def _merge(b, keep, other):
 def _remove_chain(b, h):
     """Take the chain with head h off the board; neighbouring chains gain the liberties."""
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    head = b[ROW_HEAD]
-    color = col[h]
+    color = b[ROW_COLOR, h]
     s = h
     while True:
-        col[s] = EMPTY
+        b[ROW_COLOR, s] = EMPTY
         b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, s]
+        b[ROW_HEAD, s] = NULL_POINT
         _empty_add(b, s)
         s = b[ROW_NEXT, s]
         if s == h:
@@ -241,9 +239,9 @@ def _remove_chain(b, h):
         h1 = NULL_POINT
         h2 = NULL_POINT
         for q in (s - stride, s - 1, s + 1, s + stride):
-            c = col[q]
+            c = b[ROW_COLOR, q]
             if c == BLACK or c == WHITE:
-                hq = head[q]
+                hq = b[ROW_HEAD, q]
                 if hq != h0 and hq != h1 and hq != h2:
                     b[ROW_LIBS, hq] += 1
                     if h0 == NULL_POINT:
@@ -268,14 +266,11 @@ def play_unchecked(b, p, color):
     if p == PASS_POINT:
         return 0
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    head = b[ROW_HEAD]
-    libs = b[ROW_LIBS]
     opp = 3 - color
 
     _empty_remove(b, p)
-    col[p] = color
-    head[p] = p
+    b[ROW_COLOR, p] = color
+    b[ROW_HEAD, p] = p
     b[ROW_NEXT, p] = p
     b[ROW_SIZE, p] = 1
     b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, p]
@@ -288,13 +283,13 @@ def play_unchecked(b, p, color):
     h3 = NULL_POINT
     own_libs = 0
     for q in (p - stride, p - 1, p + 1, p + stride):
-        c = col[q]
+        c = b[ROW_COLOR, q]
         if c == EMPTY:
             own_libs += 1
         elif c == BLACK or c == WHITE:
-            hq = head[q]
+            hq = b[ROW_HEAD, q]
             if hq != h0 and hq != h1 and hq != h2:
-                libs[hq] -= 1
+                b[ROW_LIBS, hq] -= 1
                 if n_heads == 0:
                     h0 = hq
                 elif n_heads == 1:
@@ -304,33 +299,29 @@ def play_unchecked(b, p, color):
                 else:
                     h3 = hq
                 n_heads += 1
-    libs[p] = own_libs
+    b[ROW_LIBS, p] = own_libs
 
     # Merge with friendly chains.
     mine = p
-    merged = False
     for i in range(n_heads):
         hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if col[hq] == color:
+        if b[ROW_COLOR, hq] == color:
             mine = _merge(b, mine, hq)
-            merged = True
-    if merged:
-        libs[mine] = _count_liberties(b, mine)
 
     # Capture opponent chains left without liberties.
     captured = 0
     last_captured = NULL_POINT
     for i in range(n_heads):
         hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if col[hq] == opp and libs[hq] == 0:
+        if b[ROW_COLOR, hq] == opp and b[ROW_LIBS, hq] == 0:
             captured += _remove_chain(b, hq)
             last_captured = hq
     b[ROW_HEADER, H_PRISONERS + color] += captured
 
-    if libs[mine] == 0:
+    if b[ROW_LIBS, mine] == 0:
         # Suicide (only reached when the rules allow it).
         b[ROW_HEADER, H_PRISONERS + opp] += _remove_chain(b, mine)
-    elif captured == 1 and b[ROW_SIZE, mine] == 1 and libs[mine] == 1:
+    elif captured == 1 and b[ROW_SIZE, mine] == 1 and b[ROW_LIBS, mine] == 1:
         b[ROW_HEADER, H_KO_POINT] = last_captured
         b[ROW_HEADER, H_KO_COLOR] = opp
     return captured
@@ -357,20 +348,19 @@ def legal_mask(b, color, allow_suicide, out):
     out[w * h] = True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_eye_like(b, p, color):
     """p is empty and a real-looking single-point eye of colour (not a false eye)."""
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    if col[p] != EMPTY:
+    if b[ROW_COLOR, p] != EMPTY:
         return False
     for q in (p - stride, p - 1, p + 1, p + stride):
-        if col[q] != color and col[q] != WALL:
+        if b[ROW_COLOR, q] != color and b[ROW_COLOR, q] != WALL:
             return False
     bad = 0
     edge = 0
     for q in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
-        c = col[q]
+        c = b[ROW_COLOR, q]
         if c == WALL:
             edge = 1
         elif c == 3 - color:
@@ -382,14 +372,13 @@ def is_eye_like(b, p, color):
 def area_counts(b):
     """Tromp-Taylor area: (black points, white points) = stones + empty regions reaching one colour."""
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
     n = b.shape[1]
     seen = np.zeros(n, dtype=np.bool_)
     stack = np.empty(n, dtype=np.int64)
     black = 0
     white = 0
     for p in range(n):
-        c = col[p]
+        c = b[ROW_COLOR, p]
         if c == BLACK:
             black += 1
         elif c == WHITE:
@@ -406,7 +395,7 @@ def area_counts(b):
                 s = stack[top]
                 size += 1
                 for q in (s - stride, s - 1, s + 1, s + stride):
-                    cq = col[q]
+                    cq = b[ROW_COLOR, q]
                     if cq == EMPTY:
                         if not seen[q]:
                             seen[q] = True
@@ -425,21 +414,33 @@ def area_counts(b):
 def random_playout(b, color, allow_suicide, max_moves):
     """Play uniformly random legal moves that fill no own eye-like point until two passes.
 
-    `color` moves first. Returns the number of moves played (passes included). Uses numba's
-    global RNG (seed it with seed_rng).
+    `color` moves first. Returns the number of moves played (passes included). One draw from
+    numba's global RNG (seed it with seed_rng) seeds a xorshift generator for the playout,
+    which is much cheaper per draw. Candidates are drawn from the empty list; a rejected one
+    is swapped behind the shrinking candidate range, so each move is uniform over the
+    acceptable points (the empty list is only reordered).
     """
+    x = np.uint64(np.random.randint(1, 2 ** 62))
     moves = 0
     passes = 0
     while passes < 2 and moves < max_moves:
-        n = b[ROW_HEADER, H_NUM_EMPTY]
+        m = b[ROW_HEADER, H_NUM_EMPTY]
         played = PASS_POINT
-        if n > 0:
-            start = np.random.randint(n)
-            for k in range(n):
-                p = b[ROW_EMPTY, (start + k) % n]
-                if not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
-                    played = p
-                    break
+        while m > 0:
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            i = np.int64(((x >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
+            p = b[ROW_EMPTY, i]
+            if not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
+                played = p
+                break
+            m -= 1
+            last = b[ROW_EMPTY, m]
+            b[ROW_EMPTY, i] = last
+            b[ROW_EMPTY_POS, last] = i
+            b[ROW_EMPTY, m] = p
+            b[ROW_EMPTY_POS, p] = m
         play_unchecked(b, played, color)
         passes = passes + 1 if played == PASS_POINT else 0
         color = 3 - color

@@ -68,6 +68,7 @@ def assert_board_matches(b, ref):
             assert col[p] == c, f"colour at {(x, y)}: engine {col[p]} reference {c}"
             if c == EMPTY:
                 empties.add(p)
+                assert b[B.ROW_HEAD, p] == NULL_POINT, f"stale chain head at empty {(x, y)}"
                 continue
             expect_hash ^= int(B.ZOBRIST[c, p])
             if (x, y) in seen:

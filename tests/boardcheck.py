@@ -65,6 +65,9 @@ def assert_board_matches(b, ref):
         for x in range(w):
             p = point_from_xy(x, y, w)
             c = ref.get(x, y)
+            around = [ref.get(*q) for q in ref.neighbours(x, y)]
+            nbr = sum(1 << (B.NBR_BITS * v) for v in around)
+            assert b[B.ROW_NBR, p] == nbr, f"neighbour counts at {(x, y)}"
             assert col[p] == c, f"colour at {(x, y)}: engine {col[p]} reference {c}"
             if c == EMPTY:
                 empties.add(p)

@@ -128,7 +128,7 @@ def chain_size(b, p):
     return b[ROW_SIZE, b[ROW_HEAD, p]]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_legal(b, p, color, allow_suicide):
     """Whether colour may play at point p (pass is always legal; simple ko only)."""
     if p == PASS_POINT:
@@ -167,7 +167,7 @@ def move_error(b, p, color, allow_suicide):
     return MOVE_OK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _empty_remove(b, p):
     n = b[ROW_HEADER, H_NUM_EMPTY] - 1
     i = b[ROW_EMPTY_POS, p]
@@ -177,7 +177,7 @@ def _empty_remove(b, p):
     b[ROW_HEADER, H_NUM_EMPTY] = n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _empty_add(b, p):
     n = b[ROW_HEADER, H_NUM_EMPTY]
     b[ROW_EMPTY, n] = p
@@ -238,25 +238,37 @@ def _remove_chain(b, h):
         s = b[ROW_NEXT, s]
         if s == h:
             break
+    # Each removed stone is a new liberty of every distinct chain next to it (the removed
+    # stones' heads are NULL_POINT by now, like empty and wall points).
     nbr_delta = 1 - (1 << (NBR_BITS * color))  # a neighbour turns from colour to empty
     s = h
     while True:
-        h0 = NULL_POINT
-        h1 = NULL_POINT
-        h2 = NULL_POINT
-        for q in (s - stride, s - 1, s + 1, s + stride):
-            b[ROW_NBR, q] += nbr_delta
-            c = b[ROW_COLOR, q]
-            if c == BLACK or c == WHITE:
-                hq = b[ROW_HEAD, q]
-                if hq != h0 and hq != h1 and hq != h2:
-                    b[ROW_LIBS, hq] += 1
-                    if h0 == NULL_POINT:
-                        h0 = hq
-                    elif h1 == NULL_POINT:
-                        h1 = hq
-                    else:
-                        h2 = hq
+        q0 = s - stride
+        q1 = s - 1
+        q2 = s + 1
+        q3 = s + stride
+        b[ROW_NBR, q0] += nbr_delta
+        b[ROW_NBR, q1] += nbr_delta
+        b[ROW_NBR, q2] += nbr_delta
+        b[ROW_NBR, q3] += nbr_delta
+        h0 = b[ROW_HEAD, q0]
+        h1 = b[ROW_HEAD, q1]
+        h2 = b[ROW_HEAD, q2]
+        h3 = b[ROW_HEAD, q3]
+        if h1 == h0:
+            h1 = NULL_POINT
+        if h2 == h0 or h2 == h1:
+            h2 = NULL_POINT
+        if h3 == h0 or h3 == h1 or h3 == h2:
+            h3 = NULL_POINT
+        if h0 != NULL_POINT:
+            b[ROW_LIBS, h0] += 1
+        if h1 != NULL_POINT:
+            b[ROW_LIBS, h1] += 1
+        if h2 != NULL_POINT:
+            b[ROW_LIBS, h2] += 1
+        if h3 != NULL_POINT:
+            b[ROW_LIBS, h3] += 1
         s = b[ROW_NEXT, s]
         if s == h:
             break
@@ -282,46 +294,63 @@ def play_unchecked(b, p, color):
     b[ROW_SIZE, p] = 1
     b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, p]
 
-    # Neighbouring chains lose p as a liberty (each distinct chain once).
-    n_heads = 0
-    h0 = NULL_POINT
-    h1 = NULL_POINT
-    h2 = NULL_POINT
-    h3 = NULL_POINT
+    # Neighbouring chains lose p as a liberty (each distinct chain once). Empty and wall
+    # points have a NULL_POINT head, so the four heads need no colour test.
+    q0 = p - stride
+    q1 = p - 1
+    q2 = p + 1
+    q3 = p + stride
     nbr_delta = (1 << (NBR_BITS * color)) - 1  # a neighbour turns from empty to colour
-    for q in (p - stride, p - 1, p + 1, p + stride):
-        b[ROW_NBR, q] += nbr_delta
-        c = b[ROW_COLOR, q]
-        if c == BLACK or c == WHITE:
-            hq = b[ROW_HEAD, q]
-            if hq != h0 and hq != h1 and hq != h2:
-                b[ROW_LIBS, hq] -= 1
-                if n_heads == 0:
-                    h0 = hq
-                elif n_heads == 1:
-                    h1 = hq
-                elif n_heads == 2:
-                    h2 = hq
-                else:
-                    h3 = hq
-                n_heads += 1
+    b[ROW_NBR, q0] += nbr_delta
+    b[ROW_NBR, q1] += nbr_delta
+    b[ROW_NBR, q2] += nbr_delta
+    b[ROW_NBR, q3] += nbr_delta
+    h0 = b[ROW_HEAD, q0]
+    h1 = b[ROW_HEAD, q1]
+    h2 = b[ROW_HEAD, q2]
+    h3 = b[ROW_HEAD, q3]
+    if h1 == h0:
+        h1 = NULL_POINT
+    if h2 == h0 or h2 == h1:
+        h2 = NULL_POINT
+    if h3 == h0 or h3 == h1 or h3 == h2:
+        h3 = NULL_POINT
+    if h0 != NULL_POINT:
+        b[ROW_LIBS, h0] -= 1
+    if h1 != NULL_POINT:
+        b[ROW_LIBS, h1] -= 1
+    if h2 != NULL_POINT:
+        b[ROW_LIBS, h2] -= 1
+    if h3 != NULL_POINT:
+        b[ROW_LIBS, h3] -= 1
     b[ROW_LIBS, p] = b[ROW_NBR, p] & NBR_MASK
 
-    # Merge with friendly chains.
+    # Merge with friendly chains (unused h* are NULL_POINT, a wall point).
     mine = p
-    for i in range(n_heads):
-        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if b[ROW_COLOR, hq] == color:
-            mine = _merge(b, mine, hq)
+    if b[ROW_COLOR, h0] == color:
+        mine = _merge(b, mine, h0)
+    if b[ROW_COLOR, h1] == color:
+        mine = _merge(b, mine, h1)
+    if b[ROW_COLOR, h2] == color:
+        mine = _merge(b, mine, h2)
+    if b[ROW_COLOR, h3] == color:
+        mine = _merge(b, mine, h3)
 
     # Capture opponent chains left without liberties.
     captured = 0
     last_captured = NULL_POINT
-    for i in range(n_heads):
-        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if b[ROW_COLOR, hq] == opp and b[ROW_LIBS, hq] == 0:
-            captured += _remove_chain(b, hq)
-            last_captured = hq
+    if b[ROW_COLOR, h0] == opp and b[ROW_LIBS, h0] == 0:
+        captured += _remove_chain(b, h0)
+        last_captured = h0
+    if b[ROW_COLOR, h1] == opp and b[ROW_LIBS, h1] == 0:
+        captured += _remove_chain(b, h1)
+        last_captured = h1
+    if b[ROW_COLOR, h2] == opp and b[ROW_LIBS, h2] == 0:
+        captured += _remove_chain(b, h2)
+        last_captured = h2
+    if b[ROW_COLOR, h3] == opp and b[ROW_LIBS, h3] == 0:
+        captured += _remove_chain(b, h3)
+        last_captured = h3
     b[ROW_HEADER, H_PRISONERS + color] += captured
 
     if b[ROW_LIBS, mine] == 0:
@@ -354,7 +383,7 @@ def legal_mask(b, color, allow_suicide, out):
     out[w * h] = True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def is_eye_like(b, p, color):
     """p is empty and a real-looking single-point eye of colour (not a false eye)."""
     if b[ROW_COLOR, p] != EMPTY:
@@ -438,7 +467,12 @@ def random_playout(b, color, allow_suicide, max_moves):
             x ^= x << np.uint64(17)
             i = np.int64(((x >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
             p = b[ROW_EMPTY, i]
-            if not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
+            if b[ROW_NBR, p] & NBR_MASK:
+                # an empty neighbour: no eye, and legal unless it is the ko point
+                if p != b[ROW_HEADER, H_KO_POINT] or color != b[ROW_HEADER, H_KO_COLOR]:
+                    played = p
+                    break
+            elif not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
                 played = p
                 break
             m -= 1

@@ -28,6 +28,8 @@ class PositionBatch:
     recent_colors[i, k]  the colour that made that move (0 where none)
     to_move[i]           the side to move
     legal[i, a]          legal actions of the side to move (pass last)
+    handicap_stones      the game's handicap (the rules' white handicap bonus depends on it)
+    seed                 a fresh random number per evaluate call (e.g. to pick a symmetry)
     """
 
     def __init__(self, capacity: int, width: int, height: int, komi: float, rules: Rules):
@@ -37,7 +39,9 @@ class PositionBatch:
         self.height = height
         self.komi = komi
         self.rules = rules
+        self.seed = 0
         self.count = 0
+        self.handicap_stones = 0
         self.boards = np.zeros((capacity, B.NUM_ROWS, n), dtype=np.int64)
         self.history_boards = np.zeros((capacity, HISTORY_BOARDS, B.NUM_ROWS, n), dtype=np.int64)
         self.recent_points = np.zeros((capacity, HISTORY_MOVES), dtype=np.int64)
@@ -62,13 +66,20 @@ class Evaluation:
 
 
 class Evaluator(Protocol):
-    """Anything that turns a PositionBatch into an Evaluation."""
+    """Anything that turns a PositionBatch into an Evaluation.
+
+    Optional attributes the search reads: `needs_history` (default True; False lets the
+    search skip filling history_boards) and `has_priors` (default True; False makes the
+    search use UCB1 instead of PUCT).
+    """
 
     def evaluate(self, batch: PositionBatch) -> Evaluation: ...
 
 
 class UniformEvaluator:
     """Uniform policy over legal moves, value 0: measures pure search overhead in tests."""
+
+    needs_history = False
 
     def evaluate(self, batch: PositionBatch) -> Evaluation:
         legal = batch.legal[:batch.count].astype(np.float32)

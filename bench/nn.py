@@ -1,0 +1,113 @@
+"""Network evaluations per second through onnxruntime, by board size, batch size and threads.
+
+    PYTHONPATH=. python bench/nn.py [--model M.onnx|M.bin.gz] [--seconds 1.0] [--variants]
+
+Inputs are random 0/1 planes with the on-board mask plane set to 1. `--variants` also compares
+session settings (graph optimization level, execution mode) on one configuration.
+"""
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from bench.runner import Skip
+from engine.onnx_evaluator import OnnxModel, session_options
+from training.katago_convert import cached_onnx_for
+
+DEFAULT_MODEL = (Path(__file__).resolve().parents[1].parent / "shared" / "models"
+                 / "g170-b6c96-s175395328-d26788732.bin.gz")
+
+
+def inputs(model: OnnxModel, batch: int, size: int, rng):
+    spatial = (rng.random((batch, model.num_spatial, size, size)) < 0.2).astype(np.float32)
+    spatial[:, 0] = 1.0
+    glob = rng.normal(0, 0.5, (batch, model.num_global)).astype(np.float32)
+    return spatial, glob
+
+
+def rates(model: OnnxModel, batch: int, size: int, seconds: float) -> tuple[float, float]:
+    """(evaluations per wall second, per CPU second of this process), each the best of three
+    slices of `seconds`/3: the cores are shared, so the best slice is the least disturbed one.
+    The CPU-second rate hardly depends on other load; with 1 thread it is the speed on an idle core."""
+    spatial, glob = inputs(model, batch, size, np.random.default_rng(0))
+    for _ in range(2):
+        model.run(spatial, glob)
+    wall = cpu = 0.0
+    for _ in range(3):
+        runs, start, cpu_start = 0, time.perf_counter(), time.process_time()
+        while runs < 2 or time.perf_counter() - start < seconds / 3:
+            model.run(spatial, glob)
+            runs += 1
+        wall = max(wall, batch * runs / (time.perf_counter() - start))
+        cpu = max(cpu, batch * runs / max(time.process_time() - cpu_start, 1e-9))
+    return wall, cpu
+
+
+def table(path, sizes, batches, threads, seconds):
+    print(f"evaluations per wall second / per CPU second, best of 3 slices "
+          f"(model {path.name}, {seconds:g} s per cell)")
+    print("size  threads " + "".join(f"{'batch ' + str(b):>15}" for b in batches))
+    for size in sizes:
+        for t in threads:
+            model = OnnxModel(path, threads=t)
+            cells = [rates(model, b, size, seconds) for b in batches]
+            print(f"{size:>2}x{size:<2} {t:>6} " + "".join(f"{w:8.0f} /{c:5.0f}" for w, c in cells))
+
+
+def variants(path, size, batch, threads, seconds):
+    levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+              "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+              "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+              "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
+    print(f"\nsession variants at {size}x{size}, batch {batch}, {threads} thread(s)")
+    for name, level in levels.items():
+        for mode in ("sequential", "parallel"):
+            opts = session_options(threads)
+            opts.graph_optimization_level = level
+            if mode == "parallel":
+                opts.execution_mode = ort.ExecutionMode.ORT_PARALLEL
+                opts.inter_op_num_threads = threads
+            wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+            print(f"  opt={name:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
+    opts = session_options(threads)
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
+    print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
+
+
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`: b6c96 evaluations/s by size, batch and threads."""
+    if not DEFAULT_MODEL.exists():
+        raise Skip(f"no network at {DEFAULT_MODEL}")
+    path = cached_onnx_for(DEFAULT_MODEL)
+    seconds = 0.6 if quick else 1.5
+    figures = {}
+    for threads in (1, 2):
+        model = OnnxModel(path, threads=threads)
+        for size in (9, 19):
+            for batch in (1, 16):
+                wall, _ = rates(model, batch, size, seconds)
+                figures[f"b6c96 {size}x{size} batch {batch}, {threads} thread(s)"] = (wall, "evals/s")
+    return figures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
+    ap.add_argument("--batches", type=int, nargs="+", default=[1, 8, 16, 32])
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--variants", action="store_true")
+    args = ap.parse_args()
+    path = cached_onnx_for(args.model)
+    table(path, args.sizes, args.batches, args.threads, args.seconds)
+    if args.variants:
+        variants(path, 19, 16, 1, args.seconds)
+
+
+if __name__ == "__main__":
+    main()

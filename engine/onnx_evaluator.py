@@ -1,0 +1,251 @@
+"""ONNX policy-value models through onnxruntime (the only module that imports it).
+
+`OnnxModel` runs raw batched inference of a model that follows the contract in architecture.md
+and refuses models whose input feature set the engine cannot encode. The functions below it turn
+raw outputs into probabilities and points as KataGo does (katago-network.md §2.8), all from the
+side to move's view, and undo board symmetries (§3.10). Feature encoding happens before this
+module (engine/features.py); `to_evaluation` produces the search's `Evaluation`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from engine.evaluator import Evaluation
+from engine.features import fill_features
+
+KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
+PROVIDERS = {
+    "cpu": "CPUExecutionProvider",
+    "cuda": "CUDAExecutionProvider",
+    "coreml": "CoreMLExecutionProvider",
+    "dml": "DmlExecutionProvider",
+}
+KATAGO_V8_SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead", "vartime")
+DEFAULT_MULTIPLIERS = {"td_score": 20.0, "score_mean": 20.0, "score_stdev": 20.0, "lead": 20.0,
+                       "variance_time": 40.0, "shortterm_value_error": 0.25,
+                       "shortterm_score_error": 30.0}
+
+
+class UnsupportedModelError(ValueError):
+    """The model's declared feature set (or its inputs) is not one this engine can feed."""
+
+
+def session_options(threads: int = 1) -> ort.SessionOptions:
+    """Sequential execution on `threads` intra-op threads with all graph optimizations."""
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return opts
+
+
+def choose_providers(provider: str) -> list[str]:
+    """ORT provider list for a --provider flag, falling back to CPU with a note on stderr."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r} (choose from {', '.join(PROVIDERS)})")
+    wanted = PROVIDERS[provider]
+    available = ort.get_available_providers()
+    if wanted not in available:
+        print(f"dosaku: execution provider {provider} ({wanted}) is not available in this "
+              f"onnxruntime build (available: {', '.join(available)}); using the CPU",
+              file=sys.stderr)
+        return [PROVIDERS["cpu"]]
+    return [wanted] if wanted == PROVIDERS["cpu"] else [wanted, PROVIDERS["cpu"]]
+
+
+class OnnxModel:
+    """A loaded ONNX model: metadata checks plus raw batched inference."""
+
+    def __init__(self, path: str | Path, threads: int = 1, provider: str = "cpu",
+                 options: ort.SessionOptions | None = None):
+        self.path = Path(path)
+        self.session = ort.InferenceSession(str(self.path), sess_options=options or session_options(threads),
+                                            providers=choose_providers(provider))
+        self.meta = dict(self.session.get_modelmeta().custom_metadata_map)
+        self.feature_set = self.meta.get("feature_set")
+        if self.feature_set not in KNOWN_FEATURE_SETS:
+            declared = "no feature_set metadata" if self.feature_set is None else (
+                f"feature set {self.feature_set!r}")
+            raise UnsupportedModelError(
+                f"{self.path}: the model declares {declared}; this engine can only encode inputs "
+                f"for {', '.join(KNOWN_FEATURE_SETS)}. Convert KataGo nets with "
+                f"`python -m training.katago_convert MODEL.bin.gz OUT.onnx`.")
+        shapes = {i.name: i.shape for i in self.session.get_inputs()}
+        if set(shapes) != {"spatial", "global"}:
+            raise UnsupportedModelError(f"{self.path}: inputs must be 'spatial' and 'global', "
+                                        f"got {sorted(shapes)}")
+        self.num_spatial = shapes["spatial"][1]
+        self.num_global = shapes["global"][1]
+        if (self.num_spatial, self.num_global) != KNOWN_FEATURE_SETS[self.feature_set]:
+            raise UnsupportedModelError(
+                f"{self.path}: {self.feature_set} needs {KNOWN_FEATURE_SETS[self.feature_set]} "
+                f"spatial/global inputs, the model has ({self.num_spatial}, {self.num_global})")
+        self.output_names = [o.name for o in self.session.get_outputs()]
+        self.score_outputs = tuple(self.meta.get("score_outputs", ",".join(KATAGO_V8_SCORE_OUTPUTS))
+                                   .split(","))
+        self.multipliers = {**DEFAULT_MULTIPLIERS, **json.loads(self.meta.get("multipliers", "{}"))}
+        self.providers = self.session.get_providers()
+
+    def run(self, spatial: np.ndarray, global_in: np.ndarray) -> dict[str, np.ndarray]:
+        """Raw outputs by name for a batch: spatial [N, C, H, W], global [N, G]."""
+        feeds = {"spatial": np.ascontiguousarray(spatial, dtype=np.float32),
+                 "global": np.ascontiguousarray(global_in, dtype=np.float32)}
+        return dict(zip(self.output_names, self.session.run(self.output_names, feeds)))
+
+
+# ------------------------------------------------------------------ post-processing (§2.8)
+
+def softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)
+
+
+def policy_probs(logits: np.ndarray, legal: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Softmax over legal actions only ([N, A], pass last); illegal actions get probability 0."""
+    z = np.where(legal, logits.astype(np.float64) / temperature, -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.exp(z - top)
+    total = e.sum(axis=1, keepdims=True)
+    return (e / np.where(total > 0, total, 1.0)).astype(np.float32)
+
+
+def mix_optimism(policy: np.ndarray, optimistic: np.ndarray, optimism: float) -> np.ndarray:
+    """KataGo's policy optimism for nets with an optimistic channel: p0 + (p1 - p0) * optimism."""
+    return policy + (optimistic - policy) * optimism
+
+
+def no_result_possible(rules) -> bool:
+    """KataGo keeps the no-result output only under simple ko or territory scoring."""
+    return rules.ko == "simple" or rules.scoring == "territory"
+
+
+def wdl(value_logits: np.ndarray, allow_no_result: bool = True) -> np.ndarray:
+    """(win, loss, no-result) probabilities [N, 3] of the side to move."""
+    z = value_logits.astype(np.float64).copy()
+    if not allow_no_result:
+        z[:, 2] -= 100000.0
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    p = e / e.sum(axis=1, keepdims=True)
+    if not allow_no_result:
+        p[:, 2] = 0.0
+    return p
+
+
+def score_stats(score_raw: np.ndarray, probs: np.ndarray, names=KATAGO_V8_SCORE_OUTPUTS,
+                multipliers=None) -> dict[str, np.ndarray]:
+    """Score mean, stdev, E[score^2] and lead in points for the side to move (float64)."""
+    m = {**DEFAULT_MULTIPLIERS, **(multipliers or {})}
+    raw = score_raw.astype(np.float64)
+    col = {n: raw[:, i] for i, n in enumerate(names)}
+    mean = col["scoremean"] * m["score_mean"]
+    stdev = softplus(col["scorestdev"]) * m["score_stdev"]
+    lead = col["lead"] * m["lead"]
+    result = 1.0 - probs[:, 2]
+    return {"score_mean": mean * result, "score_stdev": stdev,
+            "score_mean_sq": (mean * mean + stdev * stdev) * result, "lead": lead * result}
+
+
+def ownership(raw: np.ndarray) -> np.ndarray:
+    """Ownership in [-1, 1], +1 = the side to move owns the point."""
+    return np.tanh(raw)
+
+
+# ------------------------------------------------------------------ symmetries (§3.10)
+
+def apply_symmetry(planes: np.ndarray, sym: int) -> np.ndarray:
+    """Move board planes [..., H, W] by symmetry `sym` (bit0 flip rows, bit1 flip columns,
+    bit2 transpose, applied in that order); the transpose is skipped on non-square boards."""
+    if sym & 1:
+        planes = planes[..., ::-1, :]
+    if sym & 2:
+        planes = planes[..., :, ::-1]
+    if sym & 4 and planes.shape[-1] == planes.shape[-2]:
+        planes = np.swapaxes(planes, -1, -2)
+    return np.ascontiguousarray(planes)
+
+
+def undo_symmetry(planes: np.ndarray, sym: int) -> np.ndarray:
+    """Inverse of apply_symmetry: transpose first, then the flips."""
+    if sym & 4 and planes.shape[-1] == planes.shape[-2]:
+        planes = np.swapaxes(planes, -1, -2)
+    return apply_symmetry(planes, sym & 3)
+
+
+def undo_symmetry_policy(policy: np.ndarray, sym: int, height: int, width: int) -> np.ndarray:
+    """Policy [N, H*W+1] computed under `sym` back in board orientation (pass unchanged)."""
+    n = policy.shape[0]
+    board = undo_symmetry(policy[:, :-1].reshape(n, height, width), sym).reshape(n, -1)
+    return np.concatenate([board, policy[:, -1:]], axis=1)
+
+
+def undo_symmetry_outputs(raw: dict, sym: int) -> dict:
+    """Raw outputs of an evaluation under `sym` moved back to board orientation."""
+    out = dict(raw)
+    height, width = raw["ownership"].shape[1:]
+    for key in ("policy", "policy_optimistic"):
+        if key in raw:
+            out[key] = undo_symmetry_policy(raw[key], sym, height, width)
+    out["ownership"] = undo_symmetry(raw["ownership"], sym)
+    return out
+
+
+def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
+                  optimism: float = 0.0) -> Evaluation:
+    """The search's Evaluation from raw outputs in board orientation: value = win - loss,
+    score = lead in points, ownership flattened; all for the side to move."""
+    logits = raw["policy"]
+    if optimism and "policy_optimistic" in raw:
+        logits = mix_optimism(logits, raw["policy_optimistic"], optimism)
+    probs = wdl(raw["value"], allow_no_result)
+    stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
+    n = probs.shape[0]
+    return Evaluation(policy_probs(logits, legal),
+                      (probs[:, 0] - probs[:, 1]).astype(np.float32),
+                      stats["lead"].astype(np.float32),
+                      ownership(raw["ownership"]).reshape(n, -1).astype(np.float32))
+
+
+class OnnxEvaluator:
+    """The search's Evaluator over an OnnxModel: input features, one random board symmetry per
+    position (or a fixed one), one inference call per batch, KataGo's post-processing."""
+
+    def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0):
+        self.model = model
+        self.symmetry = symmetry  # None: a random symmetry per position
+        self._rng = np.random.default_rng(seed)
+        self._buffers: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _inputs(self, capacity: int, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+        key = (capacity, height, width)
+        if key not in self._buffers:
+            self._buffers[key] = (
+                np.zeros((capacity, self.model.num_spatial, height, width), dtype=np.float32),
+                np.zeros((capacity, self.model.num_global), dtype=np.float32))
+        return self._buffers[key]
+
+    def evaluate(self, batch) -> Evaluation:
+        n = batch.count
+        if self.symmetry is not None:
+            syms = np.full(n, self.symmetry, dtype=np.int64)
+        else:
+            syms = self._rng.integers(0, 8, n).astype(np.int64)
+        if batch.width != batch.height:
+            syms &= 3  # no transposition on a rectangular board
+        spatial, global_in = self._inputs(batch.capacity, batch.height, batch.width)
+        fill_features(batch, spatial, global_in, syms, handicap_stones=batch.handicap_stones)
+        raw = self.model.run(spatial[:n], global_in[:n])
+        for s in np.unique(syms):
+            if s:
+                rows = syms == s
+                undone = undo_symmetry_outputs({k: v[rows] for k, v in raw.items()}, int(s))
+                for k, v in undone.items():
+                    raw[k][rows] = v
+        return to_evaluation(raw, batch.legal[:n], self.model, no_result_possible(batch.rules))

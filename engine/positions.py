@@ -1,0 +1,22 @@
+"""Fill one PositionBatch row from a GameState (the search root, `kata-raw-nn`)."""
+
+from engine import board as B
+from engine.constants import NULL_POINT
+from engine.evaluator import HISTORY_BOARDS, HISTORY_MOVES, PositionBatch
+from engine.game import GameState
+
+
+def batch_row_from_game(batch: PositionBatch, i: int, game: GameState) -> None:
+    """Row i of batch = the game's current position, its last moves (passes included), the
+    boards 1 and 2 plies ago and the legal actions of the side to move."""
+    B.copy_board(batch.boards[i], game.board)
+    for k in range(HISTORY_BOARDS):
+        B.copy_board(batch.history_boards[i, k], game.board_before(k + 1))
+    recent = game.moves[::-1][:HISTORY_MOVES]
+    for k in range(HISTORY_MOVES):
+        color, point = recent[k] if k < len(recent) else (0, NULL_POINT)
+        batch.recent_colors[i, k] = color
+        batch.recent_points[i, k] = point
+    batch.to_move[i] = game.to_move
+    batch.handicap_stones = game.handicap
+    batch.legal[i] = game.legal_mask(game.to_move)

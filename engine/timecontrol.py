@@ -1,0 +1,73 @@
+"""Time budget of one move from the clock state (pure functions, seconds).
+
+Clock kinds, as GTP describes them: absolute (main time only), Canadian byo-yomi (after main
+time, `byo_stones` moves in every `byo_time` period) and Japanese byo-yomi (`byo_periods`
+periods of `byo_time` each, one move per period). `time_left`/`stones_left` is what the
+controller reported: stones_left == 0 means we are still in main time; in byo-yomi it is the
+stones left in the Canadian period, or the periods left for Japanese byo-yomi.
+"""
+
+
+def expected_moves_left(board_points: int, moves_played: int) -> float:
+    """Our own moves still to come: a game lasts about 0.8 moves per point, half are ours,
+    and we never plan for fewer than a fifth of the board (games may run long)."""
+    remaining = 0.8 * board_points - moves_played
+    return max(remaining, 0.2 * board_points) / 2
+
+
+def move_budget(main_time: float, byo_time: float, byo_stones: int, byo_periods: int,
+                time_left: float, stones_left: int, board_points: int, moves_played: int,
+                lag_buffer: float = 0.5) -> float | None:
+    """Seconds to think on this move, or None when the game is not timed (main_time < 0)."""
+    if main_time < 0:
+        return None
+    if byo_periods > 0:  # Japanese byo-yomi
+        period = byo_time
+        if stones_left == 0:  # main time: spread it, the periods stay in reserve
+            return _safe(time_left / expected_moves_left(board_points, moves_played) + period,
+                         time_left + period, lag_buffer)
+        return _safe(period, time_left, lag_buffer)
+    if byo_stones > 0 and byo_time > 0:  # Canadian
+        if stones_left == 0:
+            per_stone = byo_time / byo_stones
+            return _safe(time_left / expected_moves_left(board_points, moves_played) + per_stone,
+                         time_left + byo_time, lag_buffer)
+        return _safe(time_left / stones_left, time_left, lag_buffer)
+    # absolute time: everything must last the game
+    return _safe(time_left / expected_moves_left(board_points, moves_played), time_left,
+                 lag_buffer)
+
+
+def _safe(budget: float, available: float, lag_buffer: float) -> float:
+    """Keep the lag buffer back from what is available on the clock; never below 0.05 s."""
+    return max(0.05, min(budget, available - lag_buffer))
+
+
+def spend(main_left: float, byo_time: float, byo_stones: int, byo_periods: int,
+          stones_left: int, used: float) -> tuple[float, int]:
+    """Clock state (time_left, stones_left) after using `used` seconds on one move.
+
+    Our own bookkeeping when the controller sends no time_left; the same conventions as
+    move_budget's arguments.
+    """
+    t = main_left - used
+    if stones_left == 0:
+        if t >= 0:
+            return t, 0
+        if byo_periods > 0:  # main time ran out: enter the periods
+            over = -t
+            periods = byo_periods - int(over // byo_time) if byo_time > 0 else 0
+            return byo_time, max(periods, 0)
+        if byo_stones > 0:  # the overrun came out of the first period and counts as a stone
+            if byo_stones == 1:
+                return byo_time, 1
+            return byo_time + t, byo_stones - 1
+        return t, 0
+    if byo_periods > 0:
+        if t >= 0:
+            return byo_time, stones_left  # the period resets after a move in time
+        lost = int((-t) // byo_time) + 1 if byo_time > 0 else stones_left
+        return byo_time, max(stones_left - lost, 0)
+    if stones_left <= 1:
+        return byo_time, byo_stones  # period done: a new one starts
+    return t, stones_left - 1

@@ -1,0 +1,237 @@
+"""Streaming analysis: lz-analyze / kata-analyze and the *-genmove_analyze variants.
+
+An analysis command answers `=` at once, then one `info ...` line per interval built from the
+Engine's AnalysisSnapshot callbacks, and ends with the empty line. `*-analyze` runs until the
+server sees any new input line (its `stop` event); `*-genmove_analyze` runs until the move is
+chosen and prints `play <vertex>` last. Two dialects (see docs/gtp.md B2-B4): Leela Zero's with
+winrate/prior/lcb as integers x10000, KataGo's with floats that always carry a decimal point;
+in both `pv` is the last key of each move segment.
+"""
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.coords import format_vertex, parse_vertex, xy_from_point
+from engine.constants import PASS_POINT
+from gtp import engine_view as view
+from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
+
+log = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL = 1.0  # seconds between reports when the command names none
+MIN_INTERVAL = 0.01  # 1 centisecond, the unit of the interval argument
+_KATA_FLAGS = ("rootInfo", "ownership", "ownershipStdev", "movesOwnership",
+               "movesOwnershipStdev", "pvVisits", "pvEdgeVisits", "noResultValue")
+_SUPPORTED_FLAGS = ("rootInfo", "ownership")
+
+
+@dataclass
+class Request:
+    """The arguments of one analysis command."""
+    color: int | None = None
+    interval: float = DEFAULT_INTERVAL
+    minmoves: int = 0
+    maxmoves: int | None = None
+    avoid: set[int] = field(default_factory=set)  # points not to report (for `color`)
+    allow: set[int] | None = None  # if set, the only points to report (for `color`)
+    flags: dict[str, bool] = field(default_factory=dict)
+    # (avoid|allow, colour, points, untildepth) as given; resolve_color keeps what applies
+    avoid_allow: list[tuple[str, int, set[int], int]] = field(default_factory=list)
+
+
+@dataclass
+class Stream:
+    """A streaming answer: `run(emit, stop)` prints body lines with `emit` until done."""
+    run: Callable[[Callable[[str], None], threading.Event], None]
+
+
+def parse_request(args: list[str], width: int, height: int, kata: bool) -> Request:
+    """Parse `[color] [interval] [key value]...`; GtpError(syntax error) on anything else."""
+    req = Request()
+    i = 0
+    if i < len(args) and parse_color(args[i]) is not None:
+        req.color = parse_color(args[i])
+        i += 1
+    while i < len(args):
+        key = args[i]
+        if key[0].isdigit():
+            req.interval = _interval(key)
+            i += 1
+            continue
+        if key in ("avoid", "allow"):
+            if i + 3 >= len(args):
+                raise GtpError(SYNTAX_ERROR)
+            color = parse_color(args[i + 1])
+            if color is None:
+                raise GtpError(SYNTAX_ERROR)
+            points = _vertex_set(args[i + 2], width, height)
+            req.avoid_allow.append((key, color, points, parse_int(args[i + 3])))
+            i += 4
+            continue
+        if i + 1 >= len(args):
+            raise GtpError(SYNTAX_ERROR)
+        value = args[i + 1]
+        if key == "interval":
+            req.interval = _interval(value)
+        elif key == "minmoves":
+            req.minmoves = parse_int(value)
+        elif key == "maxmoves":
+            req.maxmoves = parse_int(value)
+        elif kata and key in _KATA_FLAGS:
+            if value not in ("true", "false"):
+                raise GtpError(SYNTAX_ERROR)
+            req.flags[key] = value == "true"
+            if key not in _SUPPORTED_FLAGS and value == "true":
+                log.warning("%s is not supported; ignored", key)
+        else:
+            raise GtpError(SYNTAX_ERROR)
+        i += 2
+    return req
+
+
+def resolve_color(req: Request, default: int) -> None:
+    """Fix the analysed colour and keep the avoid/allow lists that apply to it at the root."""
+    if req.color is None:
+        req.color = default
+    for kind, color, points, until_depth in req.avoid_allow:
+        if color != req.color or until_depth < 1:
+            continue
+        if kind == "avoid":
+            req.avoid |= points
+        else:
+            req.allow = points if req.allow is None else req.allow | points
+
+
+def _interval(text: str) -> float:
+    centiseconds = parse_float(text)
+    if centiseconds < 0:
+        raise GtpError(SYNTAX_ERROR)
+    return max(centiseconds / 100.0, MIN_INTERVAL)
+
+
+def _vertex_set(text: str, width: int, height: int) -> set[int]:
+    """Comma-separated vertices or rectangles `a1:c3`."""
+    points: set[int] = set()
+    for item in text.split(","):
+        ends = [parse_vertex(v, width, height) for v in item.split(":")]
+        if not 1 <= len(ends) <= 2 or any(p is None for p in ends):
+            raise GtpError(SYNTAX_ERROR)
+        if len(ends) == 1 or PASS_POINT in ends:
+            points.update(ends)
+            continue
+        (x0, y0), (x1, y1) = (xy_from_point(p, width) for p in ends)
+        for y in range(min(y0, y1), max(y0, y1) + 1):
+            for x in range(min(x0, x1), max(x0, x1) + 1):
+                points.add((y + 1) * (width + 1) + x + 1)
+    return points
+
+
+# ---- formatting --------------------------------------------------------------------------------
+def kata_float(x: float) -> str:
+    """A float with at most 6 decimals that always shows a decimal point ("1.0", "-0.61")."""
+    s = f"{float(x):.6f}".rstrip("0")
+    s = s + "0" if s.endswith(".") else s
+    return "0.0" if s == "-0.0" else s
+
+
+def lz_int(x: float) -> int:
+    """A probability as Leela Zero prints it: truncated x10000, clamped to [0, 10000]."""
+    return min(10000, max(0, int(x * 10000)))
+
+
+def shown_moves(snapshot, req: Request) -> list:
+    """Candidates to print: searched ones (plus up to minmoves), filtered, capped, best first."""
+    out = []
+    for k, m in enumerate(snapshot.moves):
+        if m.visits <= 0 and len(out) >= req.minmoves:
+            continue
+        if m.point in req.avoid or (req.allow is not None and m.point not in req.allow):
+            continue
+        out.append(m)
+        if req.maxmoves is not None and len(out) >= req.maxmoves:
+            break
+    return out
+
+
+def _pv(m, width: int, height: int) -> str:
+    pv = m.pv if m.pv else [m.point]
+    return " ".join(format_vertex(p, width, height) for p in pv)
+
+
+def format_lz(snapshot, req: Request, width: int, height: int) -> str:
+    segs = []
+    for order, m in enumerate(shown_moves(snapshot, req)):
+        segs.append(f"info move {format_vertex(m.point, width, height)} visits {m.visits} "
+                    f"winrate {lz_int(m.winrate)} prior {lz_int(m.prior)} lcb {lz_int(m.lcb)} "
+                    f"order {order} pv {_pv(m, width, height)}")
+    return " ".join(segs)
+
+
+def format_kata(snapshot, req: Request, width: int, height: int) -> str:
+    segs = []
+    for order, m in enumerate(shown_moves(snapshot, req)):
+        lead = kata_float(m.score_lead)
+        segs.append(f"info move {format_vertex(m.point, width, height)} visits {m.visits} "
+                    f"edgeVisits {m.visits} winrate {kata_float(m.winrate)} scoreMean {lead} "
+                    f"scoreLead {lead} prior {kata_float(m.prior)} lcb {kata_float(m.lcb)} "
+                    f"order {order} pv {_pv(m, width, height)}")
+    if req.flags.get("rootInfo"):
+        lead = kata_float(snapshot.root_score_lead)
+        segs.append(f"rootInfo visits {snapshot.root_visits} winrate "
+                    f"{kata_float(snapshot.root_winrate)} scoreMean {lead} scoreLead {lead}")
+    if req.flags.get("ownership") and snapshot.ownership is not None:
+        segs.append("ownership " + " ".join(kata_float(v) for v in snapshot.ownership.tolist()))
+    return " ".join(segs)
+
+
+# ---- streams -----------------------------------------------------------------------------------
+class _Reporter:
+    """Turns snapshots into emitted lines; silent once closed (late callbacks are dropped)."""
+
+    def __init__(self, emit, formatter, req, width, height):
+        self._emit, self._fmt, self._req = emit, formatter, req
+        self._size = (width, height)
+        self._lock = threading.Lock()
+        self._open = True
+
+    def __call__(self, snapshot) -> None:
+        line = self._fmt(snapshot, self._req, *self._size)
+        with self._lock:
+            if self._open and line:
+                self._emit(line)
+
+    def close(self) -> None:
+        with self._lock:
+            self._open = False
+
+
+def analyze_stream(engine, req: Request, kata: bool) -> Stream:
+    """`*-analyze`: report until stopped by the next input line."""
+    width, height = view.size(engine)
+    formatter = format_kata if kata else format_lz
+
+    def run(emit, stop):
+        reporter = _Reporter(emit, formatter, req, width, height)
+        try:
+            engine.analyze(req.color, reporter, req.interval, stop)
+        finally:
+            reporter.close()
+    return Stream(run)
+
+
+def genmove_analyze_stream(engine, req: Request, kata: bool) -> Stream:
+    """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`."""
+    width, height = view.size(engine)
+    formatter = format_kata if kata else format_lz
+
+    def run(emit, stop):
+        reporter = _Reporter(emit, formatter, req, width, height)
+        try:
+            move = engine.genmove(req.color, commit=True, on_update=reporter,
+                                  interval=req.interval)
+        finally:
+            reporter.close()
+        emit("play " + (move if isinstance(move, str) else format_vertex(move, width, height)))
+    return Stream(run)

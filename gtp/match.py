@@ -1,0 +1,188 @@
+"""Play a match between two GTP engines (twogtp-style) and report wins, win rate and Elo.
+
+Games 2k and 2k+1 share their opening with colours swapped (rules of a game: gtp/match_game.py).
+Each worker thread keeps its own engine processes across games and restarts one that crashed
+or timed out. Results go to OUT/match.json after every game, one SGF per game; a rerun with
+the same OUT skips games recorded in match.json whose SGF exists and refuses changed settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, replace
+
+from tqdm import tqdm
+
+from gtp.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
+                            random_opening, read_opening_file)
+from gtp.match_report import plot_elo, report, tally, write_sgf
+
+RESULT_FILE = "match.json"
+CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
+               "game_time", "max_moves", "referee", "seed")
+
+
+class Match:
+    """Schedules the games, stores results, restarts where a previous run stopped."""
+
+    def __init__(self, cfg: MatchConfig):
+        # the preset's own spelling of the rules; MatchError if unknown
+        self.cfg = cfg = replace(cfg, rules=cfg.new_game().rules.name)
+        self.path = os.path.join(cfg.out, RESULT_FILE)
+        self.records: dict[int, dict] = {}
+        self.openings = read_opening_file(cfg.opening_file, cfg) if cfg.opening_file \
+            else None
+        self._local = threading.local()
+        self._all_slots: list[EngineSlots] = []
+        self._lock = threading.Lock()
+
+    def _config_dict(self) -> dict:
+        d = asdict(self.cfg)
+        return {k: d[k] for k in CONFIG_KEYS}
+
+    def load_previous(self) -> None:
+        """Keep the games of an earlier run whose SGF still exists; refuse changed settings."""
+        if not os.path.exists(self.path):
+            return
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except ValueError as exc:
+            raise MatchError(f"{self.path} is unreadable ({exc}); use another --out") from None
+        old = data.get("config", {})
+        changed = [k for k in CONFIG_KEYS if old.get(k) != self._config_dict()[k]]
+        if changed:
+            raise MatchError(f"{self.path} was written with different settings "
+                             f"({', '.join(changed)}); use another --out")
+        for r in data.get("games", []):
+            if os.path.exists(os.path.join(self.cfg.out, r["sgf"])):
+                self.records[r["game"]] = r
+
+    def opening(self, index: int) -> list[Move]:
+        pair = index // 2
+        if self.openings:
+            return self.openings[pair % len(self.openings)]
+        if self.cfg.openings:
+            return random_opening(self.cfg, self.cfg.openings,
+                                  random.Random(f"{self.cfg.seed}:{pair}"))
+        return []
+
+    def _slots(self) -> EngineSlots:
+        slots = getattr(self._local, "slots", None)
+        if slots is None:
+            commands = list(self.cfg.engines) + [self.cfg.referee or ""]
+            with self._lock:
+                slots = EngineSlots(commands, os.path.join(self.cfg.out, "logs"),
+                                    len(self._all_slots))
+                self._all_slots.append(slots)
+            self._local.slots = slots
+        return slots
+
+    def _play_one(self, index: int) -> dict:
+        runner = GameRunner(self.cfg, self._slots())
+        rec, moves = runner.play(index, self.opening(index))
+        rec.sgf = f"game-{index + 1:04d}.sgf"
+        write_sgf(os.path.join(self.cfg.out, rec.sgf), self.cfg, rec, moves)
+        return asdict(rec)
+
+    def save(self) -> None:
+        data = {"config": self._config_dict(),
+                "games": [self.records[i] for i in sorted(self.records)],
+                "summary": tally(list(self.records.values()))}
+        tmp = self.path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, self.path)
+
+    def run(self, progress: bool = True) -> list[dict]:
+        """Play the missing games of 0..games-1; return the records of those games."""
+        os.makedirs(os.path.join(self.cfg.out, "logs"), exist_ok=True)
+        self.load_previous()
+        todo = [i for i in range(self.cfg.games) if i not in self.records]
+        bar = tqdm(total=self.cfg.games, initial=self.cfg.games - len(todo), unit="game",
+                   disable=not progress, file=sys.stderr)
+        pool = ThreadPoolExecutor(max_workers=max(1, self.cfg.parallel))
+        try:
+            futures = [pool.submit(self._play_one, i) for i in todo]
+            for fut in as_completed(futures):
+                rec = fut.result()
+                self.records[rec["game"]] = rec
+                self.save()
+                bar.update(1)
+                bar.set_postfix_str(f"last: {rec['result']} ({rec['reason']})")
+            self.save()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            with self._lock:
+                for slots in self._all_slots:
+                    slots.kill()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            for slots in self._all_slots:
+                slots.close()
+            bar.close()
+        return [self.records[i] for i in range(self.cfg.games)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gtp.match", description=__doc__.split("\n")[0])
+    ap.add_argument("engine1", help="command line of engine 1 (black in even games)")
+    ap.add_argument("engine2", help="command line of engine 2")
+    ap.add_argument("--games", type=int, required=True)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--komi", type=float, default=7.5)
+    ap.add_argument("--out", required=True, help="directory for SGFs, match.json and logs")
+    ap.add_argument("--rules", default="chinese",
+                    help="preset of engine/rules.py (chinese, tromp-taylor, japanese, ...): "
+                         "legality incl. superko and the score without a referee; recorded in "
+                         "the SGF and sent as kgs-rules to engines that know it (default chinese)")
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--openings", type=int, default=0, metavar="N",
+                       help="N random legal opening moves, shared by each pair of games")
+    group.add_argument("--opening-file", help="one opening a line: GTP vertices, black first")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random openings")
+    ap.add_argument("--move-time", type=float, help="seconds per move (loss when exceeded)")
+    ap.add_argument("--game-time", type=float, help="seconds per side per game (sudden death)")
+    ap.add_argument("--time-margin", type=float, default=1.0,
+                    help="grace seconds added to time limits for process overhead")
+    ap.add_argument("--max-moves", type=int, help="move limit, then scored (default 3*size^2)")
+    ap.add_argument("--parallel", type=int, default=1, help="games played at the same time")
+    ap.add_argument("--referee", help="engine command whose final_score decides scored games")
+    ap.add_argument("--plot", help="PNG of the running Elo estimate (needs matplotlib)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    a = ap.parse_args(argv)
+    if a.games < 1 or not 2 <= a.size <= 25:
+        ap.error("need --games >= 1 and 2 <= --size <= 25")
+    cfg = MatchConfig(engines=[a.engine1, a.engine2], games=a.games, size=a.size, komi=a.komi,
+                      out=a.out, rules=a.rules, openings=a.openings,
+                      opening_file=a.opening_file, move_time=a.move_time,
+                      game_time=a.game_time, max_moves=a.max_moves, referee=a.referee,
+                      seed=a.seed, parallel=a.parallel, time_margin=a.time_margin)
+    try:
+        match = Match(cfg)
+        records = match.run(progress=not a.no_progress)
+    except (MatchError, OSError) as exc:
+        print(f"match: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("match: interrupted; rerun with the same --out to continue", file=sys.stderr)
+        return 130
+    report(cfg, records)
+    print(f"results: {match.path}")
+    if a.plot:
+        if plot_elo(records, a.plot):
+            print(f"plot: {a.plot}")
+        else:
+            print("matplotlib is not installed: no plot written", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,406 @@
+"""Playing one game of a match: engine processes per worker, openings, the move loop, scoring.
+
+The game itself is kept in an engine.game.GameState under the match's rules, so legality
+(superko included) and the score are those of our own rules code. Game i gives engine 1 black
+when i is even, white when odd. A game ends on resignation, two passes in a row or the move
+limit (both scored: by the referee engine's `final_score` when one is configured, else by
+GameState.score(), dead stones not removed), an illegal move (the mover loses: refused by the
+GameState, unreadable, a `?` to genmove, or a `?` from the opponent's `play`), a crash or a
+time-out (that side loses). An opening move refused by an engine voids the game.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from dataclasses import dataclass, field
+
+from engine import board as B
+from engine.constants import BLACK, WHITE
+from engine.coords import format_vertex, parse_vertex, point_from_xy
+from engine.game import MOVE_SUPERKO, GameState
+from engine.rules import result_string as score_string
+from engine.rules import rules_by_name
+from gtp.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
+                            GtpFailure)
+
+Move = tuple[str, int]  # ("b" or "w", engine point; PASS_POINT for a pass)
+COLOUR = {"b": BLACK, "w": WHITE}
+WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
+               B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
+ADMIN_TIMEOUT = 60.0
+
+
+class MatchError(Exception):
+    """The match cannot go on: bad settings, an engine refusing the set-up, a changed OUT dir."""
+
+
+@dataclass
+class MatchConfig:
+    """Everything that defines a match; all but games/parallel must match on a restart."""
+
+    engines: list[str]
+    games: int
+    size: int
+    komi: float
+    out: str
+    rules: str = "chinese"  # a preset of engine.rules: legality and scoring of every game
+    openings: int = 0
+    opening_file: str | None = None
+    move_time: float | None = None
+    game_time: float | None = None
+    max_moves: int | None = None
+    referee: str | None = None
+    seed: int = 0
+    parallel: int = 1
+    time_margin: float = 1.0
+
+    @property
+    def move_limit(self) -> int:
+        return self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+
+    def new_game(self) -> GameState:
+        """An empty GameState with the match's size, komi and rules; MatchError if unknown."""
+        try:
+            rules = rules_by_name(self.rules)
+        except KeyError:
+            raise MatchError(f"unknown rules {self.rules!r}") from None
+        return GameState(self.size, self.size, self.komi, rules)
+
+
+def other(colour: str) -> str:
+    return "w" if colour == "b" else "b"
+
+
+def play_move(game: GameState, colour: str, point: int) -> str | None:
+    """Play on the GameState; None when legal (and played), else why it is illegal."""
+    err = game.play(COLOUR[colour], point)
+    return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
+
+
+@dataclass
+class GameRecord:
+    """One finished game as stored in match.json."""
+
+    game: int
+    black: int
+    white: int
+    black_name: str
+    white_name: str
+    result: str
+    winner: str | None
+    winner_engine: int | None
+    reason: str
+    detail: str
+    score: float | None
+    scorer: str | None
+    moves: int
+    opening: int
+    seconds: float
+    time_used: dict[str, float] = field(default_factory=dict)
+    sgf: str = ""
+
+
+def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
+    """n random moves legal under the match's rules (black first), off the first line on
+    boards of 7 and more."""
+    game, moves, colour = cfg.new_game(), [], "b"
+    edge = 1 if cfg.size >= 7 else 0
+    points = [point_from_xy(x, y, cfg.size) for y in range(edge, cfg.size - edge)
+              for x in range(edge, cfg.size - edge)]
+    while len(moves) < n:
+        rng.shuffle(points)
+        for p in points:
+            if play_move(game, colour, p) is None:
+                moves.append((colour, p))
+                break
+        else:
+            break
+        colour = other(colour)
+    return moves
+
+
+def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
+    """One opening per line: GTP vertices, black first and alternating; '#' starts a comment."""
+    openings = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            vertices = line.split("#")[0].split()
+            if not vertices:
+                continue
+            game, moves, colour = cfg.new_game(), [], "b"
+            for v in vertices:
+                p = parse_vertex(v, cfg.size, cfg.size)
+                if p is None:
+                    raise MatchError(f"{path}:{lineno}: {v!r} is not a vertex on the board")
+                why = play_move(game, colour, p)
+                if why is not None:
+                    raise MatchError(f"{path}:{lineno}: illegal opening move {v} ({why})")
+                moves.append((colour, p))
+                colour = other(colour)
+            openings.append(moves)
+    if not openings:
+        raise MatchError(f"{path}: no openings")
+    return openings
+
+
+def result_string(winner: str | None, reason: str, score: float | None) -> str:
+    """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void."""
+    if reason == "void":
+        return "Void"
+    code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)
+    return f"{winner.upper()}+{code}" if code else score_string(score)
+
+
+def parse_final_score(text: str) -> float:
+    """`B+3.5` -> 3.5, `W+0.5` -> -0.5, `0` -> 0.0 (black minus white)."""
+    t = text.strip().upper()
+    if t in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(t) > 2 and t[0] in "BW" and t[1] == "+":
+        margin = float(t[2:])
+        return margin if t[0] == "B" else -margin
+    raise ValueError(f"cannot read final_score answer {text!r}")
+
+
+class EngineSlots:
+    """The engine processes of one worker: started on demand, kept across games."""
+
+    def __init__(self, commands: list[str], log_dir: str, worker: int):
+        self.commands = commands
+        self.log_dir = log_dir
+        self.worker = worker
+        self.ctrl: dict[int, GtpController] = {}
+        self.names: dict[int, str] = {}
+        self.knows_rules: dict[int, bool] = {}
+        self.logs: dict[int, object] = {}
+        self.stopping = False
+
+    def get(self, k: int) -> GtpController:
+        """A live controller for slot k (0, 1 = engines, 2 = referee); may raise EngineError."""
+        c = self.ctrl.get(k)
+        if c is not None and c.alive:
+            return c
+        if self.stopping:
+            raise EngineError("match is stopping")
+        self.discard(k)
+        if k not in self.logs:
+            label = "referee" if k == 2 else f"engine{k + 1}"
+            path = os.path.join(self.log_dir, f"{label}-worker{self.worker}.log")
+            self.logs[k] = open(path, "a", encoding="utf-8")
+        try:
+            c = GtpController(self.commands[k], stderr_log=self.logs[k])
+        except EngineStartError as exc:
+            raise MatchError(str(exc)) from None
+        self.ctrl[k] = c
+        try:
+            self.names[k] = c.send("name", ADMIN_TIMEOUT) or f"engine{k + 1}"
+        except GtpFailure:
+            self.names[k] = f"engine{k + 1}"
+        try:
+            self.knows_rules[k] = c.send("known_command kgs-rules", ADMIN_TIMEOUT) == "true"
+        except GtpFailure:
+            self.knows_rules[k] = False
+        return c
+
+    def discard(self, k: int) -> None:
+        c = self.ctrl.pop(k, None)
+        if c is not None:
+            c.close(grace=1.0)
+
+    def discard_broken(self) -> None:
+        for k in list(self.ctrl):
+            if not self.ctrl[k].alive:
+                self.discard(k)
+
+    def kill(self) -> None:
+        """Abort: kill every process now (safe while a game thread is using them)."""
+        self.stopping = True
+        for c in list(self.ctrl.values()):
+            c.proc.kill()
+
+    def close(self) -> None:
+        for k in list(self.ctrl):
+            self.discard(k)
+        for fh in self.logs.values():
+            fh.close()
+
+
+class _Loss(Exception):
+    """Ends a game: `colour` loses for `reason`."""
+
+    def __init__(self, colour: str, reason: str, detail: str):
+        super().__init__(detail)
+        self.colour, self.reason, self.detail = colour, reason, detail
+
+
+class _Void(Exception):
+    """Ends a game without a result (an engine refused a pre-set opening move)."""
+
+
+class GameRunner:
+    """Plays single games with one worker's engines."""
+
+    def __init__(self, cfg: MatchConfig, slots: EngineSlots):
+        self.cfg = cfg
+        self.slots = slots
+
+    def _call(self, colour: str, ctrl: GtpController, command: str, timeout: float | None,
+              optional: bool = False) -> str | None:
+        """Send to the engine playing `colour`; its crash or time-out loses the game.
+
+        A `?` answer raises GtpFailure, or returns None when `optional`."""
+        try:
+            return ctrl.send(command, timeout)
+        except EngineTimeout as exc:
+            raise _Loss(colour, "timeout", f"{command}: {exc}") from None
+        except EngineError as exc:
+            raise _Loss(colour, "crash", f"{command}: {exc}") from None
+        except GtpFailure:
+            if optional:
+                return None
+            raise
+
+    def _setup(self, colour: str, k: int) -> GtpController:
+        try:
+            ctrl = self.slots.get(k)
+        except EngineError as exc:
+            raise _Loss(colour, "crash", str(exc)) from None
+        cfg = self.cfg
+        try:
+            self._call(colour, ctrl, f"boardsize {cfg.size}", ADMIN_TIMEOUT)
+            self._call(colour, ctrl, "clear_board", ADMIN_TIMEOUT)
+            self._call(colour, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
+        except GtpFailure as exc:
+            raise MatchError(f"engine {cfg.engines[k]!r} refused the set-up: {exc}") from None
+        if self.slots.knows_rules.get(k):
+            self._call(colour, ctrl, f"kgs-rules {cfg.rules}", ADMIN_TIMEOUT, optional=True)
+        if cfg.game_time is not None:
+            main = math.ceil(cfg.game_time)
+            self._call(colour, ctrl, f"time_settings {main} 0 0", ADMIN_TIMEOUT, optional=True)
+        elif cfg.move_time is not None:
+            per = math.ceil(cfg.move_time)
+            self._call(colour, ctrl, f"time_settings 0 {per} 1", ADMIN_TIMEOUT, optional=True)
+        return ctrl
+
+    def _move_timeout(self, colour: str, used: dict[str, float],
+                      ctrl: GtpController) -> float | None:
+        """Seconds allowed for this genmove (after telling the engine its clock)."""
+        cfg = self.cfg
+        limits = []
+        if cfg.game_time is not None:
+            left = max(0.0, cfg.game_time - used[colour])
+            self._call(colour, ctrl, f"time_left {colour} {int(left)} 0", ADMIN_TIMEOUT, True)
+            limits.append(left)
+        elif cfg.move_time is not None:
+            self._call(colour, ctrl, f"time_left {colour} {math.ceil(cfg.move_time)} 1",
+                       ADMIN_TIMEOUT, True)
+        if cfg.move_time is not None:
+            limits.append(cfg.move_time)
+        return min(limits) + cfg.time_margin if limits else None
+
+    def play(self, index: int, opening: list[Move]) -> tuple[GameRecord, list[Move]]:
+        """Play game `index` and return its record and moves."""
+        cfg = self.cfg
+        first = index % 2  # slot playing black
+        slot = {"b": first, "w": 1 - first}
+        moves: list[Move] = []
+        used = {"b": 0.0, "w": 0.0}
+        start = time.monotonic()
+        winner, reason, detail, score, scorer = None, "", "", None, None
+        try:
+            ctrls = {c: self._setup(c, slot[c]) for c in ("b", "w")}
+            game = self._play_opening(ctrls, opening, moves)
+            reason = self._play_moves(ctrls, game, moves, used)
+            score, scorer, detail = self._score(game, moves)
+            winner = "b" if score > 0 else "w" if score < 0 else None
+        except _Loss as loss:
+            winner, reason, detail = other(loss.colour), loss.reason, loss.detail
+        except _Void as void:
+            reason, detail = "void", str(void)
+        self.slots.discard_broken()
+        names = {c: self.slots.names.get(slot[c], f"engine{slot[c] + 1}") for c in "bw"}
+        record = GameRecord(
+            game=index, black=slot["b"] + 1, white=slot["w"] + 1, black_name=names["b"],
+            white_name=names["w"], result=result_string(winner, reason, score),
+            winner=winner.upper() if winner else None,
+            winner_engine=slot[winner] + 1 if winner else None, reason=reason, detail=detail,
+            score=score, scorer=scorer, moves=len(moves), opening=len(opening),
+            seconds=round(time.monotonic() - start, 3),
+            time_used={c.upper(): round(t, 3) for c, t in used.items()})
+        return record, moves
+
+    def _vertex(self, p: int) -> str:
+        return format_vertex(p, self.cfg.size, self.cfg.size)
+
+    def _play_opening(self, ctrls, opening: list[Move], moves: list[Move]) -> GameState:
+        game = self.cfg.new_game()
+        for colour, p in opening:
+            if play_move(game, colour, p) is not None:
+                raise MatchError(f"opening move {self._vertex(p)} is illegal")
+            for c in "bw":
+                try:
+                    self._call(c, ctrls[c], f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
+                except GtpFailure as exc:
+                    raise _Void(f"opening move refused: {exc}") from None
+            moves.append((colour, p))
+        return game
+
+    def _play_moves(self, ctrls, game: GameState, moves: list[Move], used) -> str:
+        """Alternate genmove/play until the game ends; return 'passes' or 'max-moves'."""
+        colour = other(moves[-1][0]) if moves else "b"
+        while len(moves) < self.cfg.move_limit:
+            mover, listener = ctrls[colour], ctrls[other(colour)]
+            timeout = self._move_timeout(colour, used, mover)
+            t0 = time.monotonic()
+            try:
+                answer = self._call(colour, mover, f"genmove {colour}", timeout)
+            except GtpFailure as exc:
+                raise _Loss(colour, "illegal", f"genmove failed: {exc.message}") from None
+            used[colour] += time.monotonic() - t0
+            if self.cfg.game_time is not None and \
+                    used[colour] > self.cfg.game_time + self.cfg.time_margin:
+                raise _Loss(colour, "timeout", f"game time used up ({used[colour]:.1f} s)")
+            if answer.strip().lower() == "resign":
+                raise _Loss(colour, "resign", "")
+            p = parse_vertex(answer, self.cfg.size, self.cfg.size)
+            if p is None:
+                raise _Loss(colour, "illegal", f"unreadable move {answer!r}")
+            why = play_move(game, colour, p)
+            if why is not None:
+                raise _Loss(colour, "illegal", f"{colour.upper()} {answer}: {why}")
+            moves.append((colour, p))
+            try:
+                self._call(other(colour), listener, f"play {colour} {self._vertex(p)}",
+                           ADMIN_TIMEOUT)
+            except GtpFailure as exc:
+                why = f"{colour.upper()} {answer} rejected by opponent: {exc.message}"
+                raise _Loss(colour, "illegal", why) from None
+            if game.is_over():
+                return "passes"
+            colour = other(colour)
+        return "max-moves"
+
+    def _score(self, game: GameState, moves: list[Move]) -> tuple[float, str, str]:
+        """(black minus white, scorer, note): the referee when configured, else GameState.score()
+        under the match's rules (scorer = the rules' name)."""
+        note = ""
+        if self.cfg.referee:
+            try:
+                return self._referee_score(moves), "referee", ""
+            except (EngineError, GtpFailure, ValueError) as exc:
+                self.slots.discard(2)
+                note = f"referee failed ({exc}); scored by {game.rules.name} rules"
+        return game.score(), game.rules.name, note
+
+    def _referee_score(self, moves: list[Move]) -> float:
+        ref = self.slots.get(2)
+        cfg = self.cfg
+        ref.send(f"boardsize {cfg.size}", ADMIN_TIMEOUT)
+        ref.send("clear_board", ADMIN_TIMEOUT)
+        ref.send(f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
+        for colour, p in moves:
+            ref.send(f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
+        return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))

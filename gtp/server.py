@@ -1,0 +1,142 @@
+"""The GTP server: `handle_line` answers one line; `serve` runs the stdin/stdout loop.
+
+Input is read by a thread into a queue, so a running analysis can be stopped by the arrival of
+the next line (a thread works on every platform, unlike select() on a pipe). The loop never
+dies on bad input: every command line gets a framed answer, internal errors included, and the
+output is flushed after every answer and every streamed line.
+"""
+
+import logging
+import threading
+from collections import deque
+from typing import BinaryIO, Callable
+
+from gtp.analysis import Stream
+from gtp.protocol import GtpError, failure, header, parse, stream_line, success
+
+log = logging.getLogger(__name__)
+
+
+class GtpServer:
+    """Dispatches command lines to a Commands object and frames the answers."""
+
+    def __init__(self, commands):
+        self.commands = commands
+        self._cond = threading.Condition()
+        self._pending: deque[str] = deque()
+        self._eof = False
+        self._stops: set[threading.Event] = set()
+        self._out_lock = threading.Lock()
+        self._out: BinaryIO | None = None
+        self._closed = False
+
+    # ---- one line ------------------------------------------------------------------------
+    def handle_line(self, line: str, write: Callable[[str], None] | None = None,
+                    stop: threading.Event | None = None) -> str:
+        """The full answer to one raw input line ("" for a line the protocol ignores).
+
+        `write` receives the answer in pieces as they are ready (streaming commands); `stop`
+        ends a streaming analysis; without it an analysis reports once and ends.
+        """
+        parts: list[str] = []
+        lock = threading.Lock()
+
+        def out(text: str) -> None:
+            with lock:
+                parts.append(text)
+                if write is not None:
+                    write(text)
+
+        try:
+            cmd = parse(line)
+        except Exception:  # parse is total by design; this only guards the loop
+            log.exception("cannot parse input line")
+            out(failure(None, "syntax error"))
+            return "".join(parts)
+        if cmd is None:
+            return ""
+        try:
+            result = self.commands.execute(cmd.name, cmd.args)
+        except GtpError as exc:
+            out(failure(cmd.id, str(exc)))
+        except Exception as exc:
+            log.exception("command %r failed", cmd.name)
+            out(failure(cmd.id, f"internal error: {type(exc).__name__}"))
+        else:
+            if isinstance(result, Stream):
+                self._stream(cmd.id, result, out, stop)
+            else:
+                out(success(cmd.id, result))
+        return "".join(parts)
+
+    @staticmethod
+    def _stream(cid, stream: Stream, out, stop: threading.Event | None) -> None:
+        if stop is None:
+            stop = threading.Event()
+            stop.set()
+        out(header(cid))
+
+        def emit(text: str) -> None:
+            piece = stream_line(text)
+            if piece:
+                out(piece)
+        try:
+            stream.run(emit, stop)
+        except Exception:  # the `=` is out already: log, and end the answer cleanly
+            log.exception("streaming command failed")
+        out("\n")
+
+    # ---- the loop ------------------------------------------------------------------------
+    def serve(self, infile: BinaryIO, outfile: BinaryIO) -> None:
+        """Answer lines from `infile` on `outfile` until `quit` or end of input."""
+        self._out = outfile
+        threading.Thread(target=self._read, args=(infile,), name="gtp-reader",
+                         daemon=True).start()
+        while not self._closed:
+            with self._cond:
+                while not self._pending and not self._eof:
+                    self._cond.wait()
+                if not self._pending:
+                    return
+                line = self._pending.popleft()
+                stop = threading.Event()
+                if self._pending or self._eof:
+                    stop.set()
+                self._stops.add(stop)
+            try:
+                self.handle_line(line, write=self._write, stop=stop)
+            finally:
+                with self._cond:
+                    self._stops.discard(stop)
+            if self.commands.quit_requested:
+                return
+
+    def _read(self, infile: BinaryIO) -> None:
+        """Reader thread: queue every input line and stop any running analysis."""
+        try:
+            for raw in iter(infile.readline, b""):
+                line = raw.decode("utf-8", errors="replace")
+                with self._cond:
+                    self._pending.append(line)
+                    for ev in self._stops:
+                        ev.set()
+                    self._cond.notify()
+        except (OSError, ValueError):
+            log.exception("reading input failed")
+        finally:
+            with self._cond:
+                self._eof = True
+                for ev in self._stops:
+                    ev.set()
+                self._cond.notify()
+
+    def _write(self, text: str) -> None:
+        with self._out_lock:
+            if self._closed:
+                return
+            try:
+                self._out.write(text.encode("utf-8", errors="replace"))
+                self._out.flush()
+            except (OSError, ValueError):
+                log.warning("output closed; stopping")
+                self._closed = True

@@ -1,0 +1,160 @@
+"""Composition root: parse flags, start building the Engine, serve GTP on stdin/stdout.
+
+The GTP loop starts at once; the Engine (numba kernels, later the network) is built on a
+background thread and the first command that needs it waits. Only GTP answers reach the real
+stdout: file descriptor 1 is pointed at stderr so that stray prints, from C libraries too,
+cannot corrupt the protocol stream.
+"""
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+SHIPPED_MODEL = Path(__file__).resolve().parent / "weights" / "default.onnx"
+
+
+def config_file_args(path: str) -> list[str]:
+    """Flags from a config file: `key = value` lines (keys are the flag names without the
+    leading dashes, `#` starts a comment); `lcb = true|false` for the switch."""
+    args = []
+    for raw in Path(path).read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = (part.strip() for part in line.partition("="))
+        if not sep or not key:
+            raise ValueError(f"{path}: expected 'key = value', got {raw!r}")
+        key = key.replace("_", "-")
+        if key == "lcb":
+            args.append("--lcb" if value.lower() in ("1", "true", "yes") else "--no-lcb")
+        else:
+            args += [f"--{key}", value]
+    return args
+
+
+def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="dosaku",
+                                 description="Dosaku Go engine (GTP on stdin/stdout)")
+    ap.add_argument("--config", help="config file of `key = value` lines (flag names); "
+                                     "flags on the command line override it")
+    ap.add_argument("--boardsize", type=int, default=19, help="initial board size (default 19)")
+    ap.add_argument("--komi", type=float, default=7.5, help="initial komi (default 7.5)")
+    ap.add_argument("--rules", default="chinese",
+                    help="ruleset preset: chinese, japanese, tromp-taylor, aga, ... "
+                         "(default chinese)")
+    ap.add_argument("--model", help="network: .onnx, or a KataGo .bin.gz (converted once, cached)")
+    ap.add_argument("--provider", default="cpu", choices=["cpu", "cuda", "coreml", "dml"],
+                    help="onnxruntime execution provider (default cpu)")
+    ap.add_argument("--evaluator", choices=["onnx", "rollout", "uniform"],
+                    help="leaf evaluator (default: onnx with a network, else rollout)")
+    ap.add_argument("--visits", type=int, default=0, help="root visits per move (0 = no limit)")
+    ap.add_argument("--playouts", type=int, default=0,
+                    help="new evaluations per move (0 = no limit)")
+    ap.add_argument("--time", type=float,
+                    help="seconds per move when no clock is set (default 1, or none when "
+                         "--visits/--playouts is given)")
+    ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
+    ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
+    ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    ap.add_argument("--resign-threshold", type=float, default=0.05,
+                    help="resign below this winrate (0 = never; default 0.05)")
+    ap.add_argument("--lcb", action=argparse.BooleanOptionalAction, default=True,
+                    help="choose moves by lower confidence bound (default) or by visits")
+    ap.add_argument("--log-file", help="also write the log to this file")
+    ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre, _ = ap.parse_known_args(argv)
+    if pre.config:
+        try:
+            argv = config_file_args(pre.config) + argv
+        except (OSError, ValueError) as err:
+            ap.error(str(err))
+    args = ap.parse_args(argv)
+    if not 2 <= args.boardsize <= 25:
+        ap.error("--boardsize must be between 2 and 25")
+    if args.model is None and SHIPPED_MODEL.exists():
+        args.model = str(SHIPPED_MODEL)
+    if args.evaluator is None:
+        args.evaluator = "onnx" if args.model else "rollout"
+    if args.evaluator == "onnx" and not args.model:
+        ap.error("--evaluator onnx needs --model")
+    if args.time is None:
+        args.time = 0.0 if args.visits or args.playouts else 1.0
+    if args.batch is None:
+        args.batch = 16 if args.evaluator == "onnx" else 8
+    return args
+
+
+def build_evaluator(args: argparse.Namespace):
+    """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
+    if args.evaluator == "onnx":
+        from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+        path = Path(args.model)
+        if path.suffix != ".onnx":
+            from training.katago_convert import cached_onnx_for
+            path = cached_onnx_for(path)
+        return OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
+                             seed=args.seed)
+    if args.evaluator == "uniform":
+        from engine.evaluator import UniformEvaluator
+        return UniformEvaluator()
+    from engine.rollout import RolloutEvaluator
+    return RolloutEvaluator()
+
+
+def engine_config(args: argparse.Namespace):
+    from engine.config import EngineConfig, SearchConfig
+    search = SearchConfig(batch_size=args.batch,
+                          cache_size=16384 if args.evaluator == "onnx" else 0)
+    return EngineConfig(search=search, visits=args.visits, playouts=args.playouts,
+                        seconds=args.time, seed=args.seed,
+                        resign_threshold=args.resign_threshold, use_lcb=args.lcb)
+
+
+def build_engine(args: argparse.Namespace):
+    """Construct the Engine and warm up its kernels (runs in the background)."""
+    from engine.engine import Engine
+    from engine.rules import rules_by_name
+    try:
+        rules = rules_by_name(args.rules)
+    except KeyError:
+        raise ValueError(f"unknown --rules {args.rules!r}") from None
+    engine = Engine(args.boardsize, args.boardsize, args.komi, rules, seed=args.seed,
+                    evaluator=build_evaluator(args), config=engine_config(args))
+    engine.warm_up()
+    return engine
+
+
+def _protocol_stream():
+    """A private binary handle on the real stdout; fd 1 and sys.stdout then go to stderr."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_flags(argv)
+    handlers = [logging.StreamHandler(sys.stderr)]
+    if args.log_file:
+        handlers.append(logging.FileHandler(args.log_file))
+    logging.basicConfig(level=args.log_level.upper(), handlers=handlers,
+                        format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    from gtp.commands import Commands
+    from gtp.loader import EngineLoader
+    from gtp.server import GtpServer
+    out = _protocol_stream()
+    server = GtpServer(Commands(EngineLoader.start(lambda: build_engine(args))))
+    server.serve(sys.stdin.buffer, out)
+    # The reader and loader threads may still be blocked in I/O or compiling: leave without
+    # waiting for them (interpreter shutdown would abort on the reader's stdin lock).
+    logging.shutdown()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

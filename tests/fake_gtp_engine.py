@@ -1,0 +1,111 @@
+"""A scripted misbehaving GTP engine for the controller, regress and match tests.
+
+usage: fake_gtp_engine.py MODE [N]   (genmoves are counted from the last clear_board)
+  pass     genmove always answers pass
+  illegal  the first genmove plays the first empty point, later ones repeat it (occupied)
+  garbage  genmove answers an unreadable vertex
+  crash    exits (code 3) at genmove number N+1 (default: the first), or at a `crash` command
+  hang     sleeps at genmove number N+1
+  resign   genmove answers resign
+  picky    refuses every `play` with `? illegal move` (genmove passes)
+  noisy    writes 1 MB to stderr at start and a junk line to stdout before each answer
+  script   genmove answers the vertices of N (comma-separated) in turn, then passes
+"""
+
+import sys
+import time
+
+mode = sys.argv[1]
+arg = sys.argv[2] if len(sys.argv) > 2 else "0"
+after = 0 if mode == "script" else int(arg)
+script = arg.split(",") if mode == "script" else []
+size = 19
+stones: set[str] = set()
+first_move = None
+genmoves = 0
+out = sys.stdout
+
+if mode == "noisy":
+    sys.stderr.write(("x" * 1023 + "\n") * 1024)
+    sys.stderr.flush()
+
+
+def answer(cid: str, text: str = "", ok: bool = True) -> None:
+    if mode == "noisy":
+        out.write("junk before the answer\n")
+    out.write(f"{'=' if ok else '?'}{cid} {text}".rstrip() + "\n\n")
+    out.flush()
+
+
+def first_empty() -> str:
+    for col in "ABCDEFGHJKLMNOPQRST"[:size]:
+        for row in range(1, size + 1):
+            if f"{col}{row}" not in stones:
+                return f"{col}{row}"
+    return "pass"
+
+
+def genmove() -> str:
+    global genmoves, first_move
+    genmoves += 1
+    misbehave = genmoves > after
+    if mode == "crash" and misbehave:
+        sys.exit(3)
+    if mode == "hang" and misbehave:
+        time.sleep(60)
+    if mode == "resign":
+        return "resign"
+    if mode == "garbage":
+        return "Z99"
+    if mode == "script":
+        return script[genmoves - 1] if genmoves <= len(script) else "pass"
+    if mode == "illegal":
+        if first_move is None:
+            first_move = first_empty()
+            stones.add(first_move)
+        return first_move
+    return "pass"
+
+
+for line in sys.stdin:
+    parts = line.split("#")[0].split()
+    if not parts:
+        continue
+    cid = ""
+    if parts[0].isdigit():
+        cid, parts = parts[0], parts[1:]
+    cmd, args = parts[0], parts[1:]
+    if cmd == "quit":
+        answer(cid)
+        break
+    if cmd == "crash":
+        sys.exit(3)
+    if cmd == "name":
+        answer(cid, f"Fake {mode}")
+    elif cmd == "protocol_version":
+        answer(cid, "2")
+    elif cmd == "list_commands":
+        answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
+                               "name", "play", "protocol_version", "quit"]))
+    elif cmd == "boardsize":
+        size = int(args[0])
+        answer(cid)
+    elif cmd == "clear_board":
+        stones.clear()
+        first_move = None
+        genmoves = 0
+        answer(cid)
+    elif cmd == "play" and mode == "picky":
+        answer(cid, "illegal move", ok=False)
+    elif cmd == "play":
+        if args[1].upper() != "PASS":
+            stones.add(args[1].upper())
+        answer(cid)
+    elif cmd == "genmove":
+        answer(cid, genmove())
+    elif cmd in ("komi", "time_settings", "time_left"):
+        answer(cid)
+    elif cmd == "echo":
+        answer(cid, " ".join(args))
+    else:
+        answer(cid, "unknown command", ok=False)

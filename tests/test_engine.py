@@ -1,0 +1,172 @@
+"""Engine facade on the search: genmove, reuse, resign, analysis, dead stones."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from engine import board as B
+from engine.config import EngineConfig, SearchConfig
+from engine.constants import BLACK, PASS_POINT, WHITE
+from engine.engine import RESIGN, Engine, TimeSettings
+from engine.evaluator import Evaluation, UniformEvaluator
+from tests.search_helpers import game_from_diagram, vertex
+
+FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),
+                    playouts=200, seconds=0, report_reuse=False)
+
+
+class LosingEvaluator:
+    """Every position is lost for the side to move (so the root side's moves all look bad)."""
+
+    needs_history = False
+
+    def __init__(self, loser=None):
+        self.loser = loser
+
+    def evaluate(self, batch):
+        n = batch.count
+        legal = batch.legal[:n].astype(np.float32)
+        v = np.where(batch.to_move[:n] == self.loser, -1.0, 1.0).astype(np.float32)
+        return Evaluation(legal / legal.sum(1, keepdims=True), v, 10 * v, None)
+
+
+def test_genmove_plays_legal_moves_and_reuses_the_tree():
+    logs = []
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(),
+               config=EngineConfig(search=FAST.search, playouts=100, seconds=0),
+               log=logs.append)
+    for _ in range(8):
+        color = e.game.to_move
+        legal = e.game.legal_mask(color)
+        before = len(e.game.moves)
+        p = e.genmove(color)
+        assert legal[B.action_of_point(e.game.board, p)] or p == PASS_POINT
+        assert len(e.game.moves) == before + 1 and e.game.moves[-1] == (color, p)
+    reused = [int(m.split()[2]) for m in logs if m.startswith("tree reuse")]
+    assert len(reused) == 8 and max(reused) > 0
+
+
+def test_genmove_without_commit_leaves_the_game_alone():
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
+    p = e.genmove(BLACK, commit=False)
+    assert e.game.moves == [] and isinstance(p, int)
+
+
+def _black_replies(e):
+    mask = e.game.legal_mask(BLACK)
+    a = int(np.flatnonzero(mask[:-1])[0])
+    assert e.play(BLACK, B.point_of_action(e.game.board, a)) == B.MOVE_OK
+
+
+def test_resigns_only_after_consecutive_bad_moves_and_min_move():
+    cfg = EngineConfig(search=FAST.search, playouts=50, seconds=0, resign_threshold=0.1,
+                       resign_consecutive=2, resign_min_move=57,  # 57 * 25/361 = 3.9 on 5x5
+                       resign_handicap_moves=0, report_reuse=False)
+    e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=WHITE), config=cfg)
+    # Black owns most of the board, so even exact end-of-game scoring agrees White is lost
+    assert e.place_handicap([vertex(e.game, v) for v in
+                             ("B2", "B3", "B4", "C2", "C4", "D2", "D3", "D4")])
+    results = []
+    for _ in range(3):
+        results.append(e.genmove(WHITE) == RESIGN)
+        _black_replies(e)
+    # moves 0 and 2: too early; move 4: the second bad move in a row past the minimum
+    assert results == [False, False, True]
+
+
+def test_handicap_delays_white_resignation():
+    cfg = EngineConfig(search=FAST.search, playouts=50, seconds=0, resign_threshold=0.1,
+                       resign_consecutive=1, resign_min_move=0, resign_handicap_moves=361,
+                       report_reuse=False)
+    e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=WHITE), config=cfg)
+    assert e.place_handicap([vertex(e.game, "B2"), vertex(e.game, "D4")])
+    assert e.genmove(WHITE) != RESIGN  # 2 stones * 361 * 25/361 = 50 moves of grace
+    e2 = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=WHITE), config=cfg)
+    e2.play(BLACK, vertex(e2.game, "C3"))
+    assert e2.genmove(WHITE) == RESIGN
+
+
+def test_lcb_prefers_the_reliable_move():
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
+    from engine.search import RootStats
+    stats = RootStats(actions=np.array([0, 1, 2]), visits=np.array([100, 90, 3]),
+                      value=np.array([0.1, 0.3, 0.9]), value_sq=np.array([0.05, 0.1, 0.81]),
+                      score=np.zeros(3), prior=np.full(3, 1 / 3), root_visits=194,
+                      root_value=0.2, root_score=0.0)
+    assert e._choose(stats) == 1  # higher bound than the most visited; 3 visits too few
+    e.config = EngineConfig(use_lcb=False)
+    assert e._choose(stats) == 0
+
+
+def test_analyze_reports_until_stopped():
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
+    stop = threading.Event()
+    snaps = []
+
+    def on_update(snap):
+        snaps.append(snap)
+        if len(snaps) >= 3:
+            stop.set()
+
+    e.analyze(BLACK, on_update, 0.05, stop)
+    assert len(snaps) >= 3
+    last = snaps[-1]
+    assert last.root_visits > 0 and last.moves
+    assert sum(m.visits for m in last.moves) <= last.root_visits
+    assert all(m.pv and m.pv[0] == m.point for m in last.moves)
+    visits = [m.visits for m in last.moves[1:]]
+    assert visits == sorted(visits, reverse=True)
+    assert e.game.moves == []
+
+
+def test_genmove_updates_and_ownership_from_rollouts():
+    e = Engine(5, 5, 0.5, config=EngineConfig(search=FAST.search, playouts=400, seconds=0,
+                                              report_reuse=False))
+    snaps = []
+    e.genmove(BLACK, commit=False, on_update=snaps.append, interval=0.0)
+    assert snaps and snaps[-1].ownership is not None
+    assert snaps[-1].ownership.shape == (25,)
+
+
+def test_dead_stones_from_rollout_ownership():
+    # Black's wall has four eyes; White's lone stone at B3 inside cannot live.
+    g = game_from_diagram("""
+        . X . X O .
+        X X X X O .
+        . O . X O O
+        X X X X O .
+        . X . X O .
+        """, BLACK, komi=0.5)
+    e = Engine(6, 5, 0.5, config=FAST)
+    e.game = g
+    dead = e.dead_stones()
+    assert dead == [vertex(g, "B3")]
+
+
+def test_dirichlet_noise_and_temperature_for_self_play():
+    cfg = EngineConfig(search=FAST.search, playouts=300, seconds=0, dirichlet_noise=True,
+                       temperature=1.0, temperature_moves=10, use_lcb=False,
+                       report_reuse=False, seed=4)
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=cfg)
+    moves = set()
+    for _ in range(6):
+        moves.add(e.genmove(BLACK, commit=False))
+        prior = e.search.root_prior
+        assert prior.sum() == pytest.approx(1.0, abs=1e-5)
+        assert prior.std() > 0.01  # uniform priors became uneven
+    assert len(moves) > 1  # sampled, not always the most visited move
+    plain = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
+    plain.genmove(BLACK, commit=False)
+    legal = plain.game.legal_mask(BLACK)
+    assert np.allclose(plain.search.root_prior[legal], 1 / legal.sum())
+
+
+def test_clock_gives_the_search_its_budget():
+    e = Engine(9, 9, 7.5, evaluator=UniformEvaluator(),
+               config=EngineConfig(search=FAST.search, seconds=5.0, lag_buffer=0.0))
+    assert e._time_budget(BLACK) == 5.0  # no clock: the configured time per move
+    e.set_time_settings(TimeSettings(main_time=0, byo_time=10, byo_stones=5))
+    assert e._time_budget(BLACK) == pytest.approx(2.0)  # 10 s for 5 stones
+    e.set_time_left(BLACK, 3.0, 3)
+    assert e._time_budget(BLACK) == pytest.approx(1.0)

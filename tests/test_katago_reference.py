@@ -1,0 +1,138 @@
+"""End to end against KataGo itself: our features + the converted b6c96 net + post-processing
+reproduce `kata-raw-nn 0` on all 48 reference positions (../shared/reference/) within 2e-3."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import onnx_evaluator as oe
+from engine.constants import BLACK, WHITE
+from engine.coords import parse_vertex
+from engine.evaluator import PositionBatch
+from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.game import GameState
+from engine.positions import batch_row_from_game
+from engine.rules import rules_by_name
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+TOL = 2e-3
+
+
+def positions():
+    if not REFERENCE.exists():
+        return []
+    return json.loads(REFERENCE.read_text())["positions"]
+
+
+POSITIONS = positions()
+
+
+@pytest.fixture(scope="session")
+def b6_model(tmp_path_factory):
+    if not MODEL.exists() or not REFERENCE.exists():
+        pytest.skip(f"{MODEL} or {REFERENCE} is absent (../shared not available)")
+    from training.katago_convert import convert
+    return oe.OnnxModel(convert(MODEL, tmp_path_factory.mktemp("katago") / "b6c96.onnx"))
+
+
+def replay(pos) -> GameState:
+    n = pos["board_size"]
+    game = GameState(n, n, pos["komi"], rules_by_name(pos["rules"]))
+    for color, vertex in pos["moves"]:
+        assert game.play(BLACK if color == "B" else WHITE, parse_vertex(vertex, n, n)) == 0
+    assert game.to_move == (BLACK if pos["to_move"] == "B" else WHITE)
+    return game
+
+
+def evaluate(model, game):
+    n = game.width
+    batch = PositionBatch(1, n, n, game.komi, game.rules)
+    batch_row_from_game(batch, 0, game)
+    batch.count = 1
+    spatial = np.zeros((1, NUM_SPATIAL, n, n), dtype=np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
+    fill_features(batch, spatial, glob, [0], handicap_stones=game.handicap)
+    raw = model.run(spatial, glob)
+    probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))
+    stats = oe.score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
+    policy = oe.policy_probs(raw["policy"], batch.legal[:1])[0]
+    own = oe.ownership(raw["ownership"])[0]
+    black = game.to_move == BLACK
+    win, loss = (probs[0, 1], probs[0, 0]) if black else (probs[0, 0], probs[0, 1])
+    sign = -1.0 if black else 1.0
+    return {"whiteWin": win, "whiteLoss": loss, "noResult": probs[0, 2],
+            "whiteLead": sign * stats["lead"][0], "policy": policy[:-1].reshape(n, n),
+            "policyPass": policy[-1], "whiteOwnership": sign * own, "legal": batch.legal[0]}
+
+
+def errors(ours, ref):
+    """Max absolute error per output; policy entries KataGo marks null must be illegal for us."""
+    n = ours["policy"].shape[0]
+    ref_policy = np.array([[np.nan if v is None else v for v in row] for row in ref["policy"]])
+    illegal = np.isnan(ref_policy)
+    assert np.array_equal(illegal.ravel(), ~ours["legal"][:-1]), "legal moves differ from KataGo"
+    return {
+        "whiteWin": abs(ours["whiteWin"] - ref["whiteWin"]),
+        "whiteLoss": abs(ours["whiteLoss"] - ref["whiteLoss"]),
+        "noResult": abs(ours["noResult"] - ref["noResult"]),
+        "whiteLead": abs(ours["whiteLead"] - ref["whiteLead"]),
+        "policy": float(np.max(np.abs(ours["policy"][~illegal] - ref_policy[~illegal]))),
+        "policyPass": abs(ours["policyPass"] - ref["policyPass"]),
+        "whiteOwnership": float(np.max(np.abs(ours["whiteOwnership"]
+                                              - np.array(ref["whiteOwnership"]).reshape(n, n)))),
+    }
+
+
+@pytest.mark.parametrize("pos", POSITIONS, ids=[p["id"] for p in POSITIONS])
+def test_matches_katago_raw_nn(b6_model, pos):
+    err = errors(evaluate(b6_model, replay(pos)), pos["raw_nn"])
+    bad = {k: v for k, v in err.items() if v > TOL}
+    assert not bad, f"{pos['id']}: {bad}"
+
+
+def test_reference_positions_present():
+    if not REFERENCE.exists():
+        pytest.skip(f"{REFERENCE} is absent (../shared not available)")
+    assert len(POSITIONS) == 48
+
+
+# KataGo's own test vectors (katago-network.md §5.3): the same net under several symmetries.
+# Those outputs come from KataGo's CUDA backend with TF32 convolutions (~1e-3 relative).
+
+def raw_nn(model, game, sym):
+    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
+    batch_row_from_game(batch, 0, game)
+    batch.count = 1
+    spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
+    fill_features(batch, spatial, glob, [sym])
+    if sym >= 4 and game.width != game.height:
+        sym -= 4  # non-square boards ignore the transpose bit
+    raw = oe.undo_symmetry_outputs(model.run(spatial, glob), sym)
+    probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))
+    lead = oe.score_stats(raw["score"], probs, model.score_outputs, model.multipliers)["lead"][0]
+    black = game.to_move == BLACK
+    return (probs[0, 1] if black else probs[0, 0]), (-lead if black else lead)
+
+
+def test_katago_rawnn_gtp_9x9_symmetries(b6_model):
+    game = GameState(9, 9, 7.5, rules_by_name("chinese"))
+    game.play(BLACK, parse_vertex("C3", 9, 9))
+    game.play(WHITE, parse_vertex("C6", 9, 9))
+    for sym, win, lead in ((1, 0.532987, 0.577), (4, 0.525422, 0.408), (6, 0.549882, 1.019)):
+        ours_win, ours_lead = raw_nn(b6_model, game, sym)
+        assert abs(ours_win - win) < TOL and abs(ours_lead - lead) < 0.01, sym
+
+
+def test_katago_rawnn_gtp_7x10_new_zealand_all_symmetries(b6_model):
+    game = GameState(7, 10, 7.5, rules_by_name("new-zealand"))
+    for color, v in ((BLACK, "C3"), (WHITE, "C7"), (BLACK, "F7")):
+        assert game.play(color, parse_vertex(v, 7, 10)) == 0
+    wins = (0.690885, 0.718946, 0.680947, 0.693356)
+    for sym in range(8):
+        ours_win, _ = raw_nn(b6_model, game, sym)
+        assert abs(ours_win - wins[sym % 4]) < TOL, sym

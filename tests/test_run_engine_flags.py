@@ -1,0 +1,41 @@
+"""run_engine's flags and config file map onto the evaluator and EngineConfig as documented."""
+
+import pytest
+
+import run_engine
+from engine.evaluator import UniformEvaluator
+from engine.rollout import RolloutEvaluator
+
+
+def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    args = run_engine.parse_flags([])
+    assert (args.evaluator, args.time, args.batch) == ("rollout", 1.0, 8)
+    assert isinstance(run_engine.build_evaluator(args), RolloutEvaluator)
+    cfg = run_engine.engine_config(args)
+    assert cfg.seconds == 1.0 and cfg.visits == 0 and cfg.use_lcb
+
+
+def test_visit_limit_drops_the_default_time_limit():
+    args = run_engine.parse_flags(["--visits", "100", "--evaluator", "uniform", "--no-lcb"])
+    cfg = run_engine.engine_config(args)
+    assert (cfg.visits, cfg.seconds, cfg.use_lcb) == (100, 0.0, False)
+    assert isinstance(run_engine.build_evaluator(args), UniformEvaluator)
+
+
+def test_config_file_is_overridden_by_the_command_line(tmp_path):
+    cfg = tmp_path / "dosaku.cfg"
+    cfg.write_text("# settings\nvisits = 50\nresign_threshold = 0.1  # lower\nlcb = false\n"
+                   "komi = 6.5\n")
+    args = run_engine.parse_flags(["--config", str(cfg), "--visits", "70"])
+    assert (args.visits, args.resign_threshold, args.lcb, args.komi) == (70, 0.1, False, 6.5)
+
+
+def test_bad_config_line_and_onnx_without_model_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    cfg = tmp_path / "bad.cfg"
+    cfg.write_text("visits 50\n")
+    with pytest.raises(SystemExit):
+        run_engine.parse_flags(["--config", str(cfg)])
+    with pytest.raises(SystemExit):
+        run_engine.parse_flags(["--evaluator", "onnx"])

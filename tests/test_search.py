@@ -1,0 +1,266 @@
+"""Search behaviour on tiny boards with fake evaluators."""
+
+import numpy as np
+import pytest
+
+from engine import board as B
+from engine import tree as T
+from engine.config import SearchConfig
+from engine.constants import BLACK, PASS_POINT, WHITE
+from engine.coords import point_from_action
+from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
+from engine.game import GameState
+from engine.rollout import RolloutEvaluator
+from engine.rules import PRESETS
+from engine.search import Search, SearchLimits
+from tests.search_helpers import CountingEvaluator, game_from_diagram, vertex
+
+SMALL = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
+
+
+def _visited(s):
+    st = s.root_stats()
+    return {int(a): int(v) for a, v in zip(st.actions, st.visits) if v > 0}
+
+
+def test_root_never_visits_illegal_moves_in_random_games():
+    rng = np.random.default_rng(1)
+    g = GameState(5, 5, 0.5)
+    s = Search(UniformEvaluator(), SMALL, seed=3)
+    for _ in range(30):
+        color = g.to_move
+        s.run(g, color, SearchLimits(playouts=64))
+        legal = g.legal_mask(color)
+        visited = _visited(s)
+        assert visited and all(legal[a] for a in visited)
+        choices = [a for a in np.flatnonzero(legal)]
+        a = int(rng.choice(choices))
+        g.play(color, point_from_action(a, 5, 5))
+        s.update_with_move(g)
+
+
+class _ForbidGame(GameState):
+    """A game whose root legality forbids some moves (as superko would)."""
+
+    forbidden: set[int] = set()
+
+    def legal_mask(self, color):
+        mask = super().legal_mask(color)
+        for a in self.forbidden:
+            mask[a] = False
+        return mask
+
+
+def test_root_legality_comes_from_the_game_record():
+    g = _ForbidGame(5, 5, 0.5)
+    g.forbidden = {0, 6, 12, 24}
+    s = Search(UniformEvaluator(), SMALL)
+    s.run(g, BLACK, SearchLimits(playouts=400))
+    visited = _visited(s)
+    assert len(visited) > 10
+    assert not set(visited) & g.forbidden
+    # after reuse the new root's edges were made with simple ko only; still filtered
+    s2 = Search(UniformEvaluator(), SMALL)
+    s2.run(g, BLACK, SearchLimits(playouts=400))
+    assert not set(_visited(s2)) & g.forbidden
+
+
+def test_positional_superko_move_is_excluded():
+    # Black takes the ko at C3, both pass (the simple-ko ban is gone), and White's retake at
+    # B3 would recreate the starting position: legal under simple ko, not under superko.
+    diagram = """
+        . X O .
+        X O . O
+        . X O .
+        . . . .
+        """
+    for rules, retake_legal in ((PRESETS["chinese"], True), (PRESETS["tromp-taylor"], False)):
+        g = game_from_diagram(diagram, BLACK, rules=rules)
+        assert g.play(BLACK, vertex(g, "C3")) == B.MOVE_OK
+        g.play(WHITE, PASS_POINT)
+        g.play(BLACK, PASS_POINT)
+        retake = B.action_of_point(g.board, vertex(g, "B3"))
+        assert bool(g.legal_mask(WHITE)[retake]) == retake_legal
+        s = Search(UniformEvaluator(), SMALL)
+        s.run(g, WHITE, SearchLimits(playouts=300))
+        assert (retake in _visited(s)) == retake_legal
+
+
+def test_capture_is_found_with_rollouts():
+    # White's four stones in atari at C3; capturing wins the board.
+    g = game_from_diagram("""
+        . . . . .
+        . X X X .
+        X O O O X
+        X O . O X
+        . X X X .
+        """, BLACK, komi=0.5)
+    s = Search(RolloutEvaluator(), SearchConfig(batch_size=8, ucb1=True), seed=5)
+    s.run(g, BLACK, SearchLimits(playouts=3000))
+    st = s.root_stats()
+    best = int(st.actions[np.argmax(st.visits)])
+    assert point_from_action(best, 5, 5) == vertex(g, "C2")
+
+
+def test_passing_after_opponent_pass_is_scored_exactly():
+    # White passed; Black is behind on the board, so passing (game over) must lose for sure.
+    g = game_from_diagram("""
+        . X O .
+        . X O .
+        . X O .
+        . X O .
+        """, WHITE, komi=2.5)
+    g.play(WHITE, PASS_POINT)
+    s = Search(RolloutEvaluator(), SearchConfig(batch_size=8), seed=2)
+    s.run(g, BLACK, SearchLimits(playouts=800))
+    st = s.root_stats()
+    j = int(np.flatnonzero(st.actions == 16)[0])
+    assert st.visits[j] > 0
+    assert st.value[j] == -1.0 and st.score[j] == pytest.approx(-2.5)
+    assert int(st.actions[np.argmax(st.visits)]) != 16
+
+
+def test_update_with_move_keeps_the_subtree_and_resets_on_mismatch():
+    g = GameState(5, 5, 0.5)
+    s = Search(CountingEvaluator(), SMALL, log=lambda m: None)
+    s.run(g, BLACK, SearchLimits(playouts=500))
+    st = s.root_stats()
+    a = int(st.actions[np.argmax(st.visits)])
+    child = int(T.find_child(s.tree, s.root, a))
+    visits = int(s.tree.node_visits[child])
+    value_sum = float(s.tree.node_value_sum[child])
+    grandchildren = sorted(int(s.tree.node_visits[c]) for c in
+                           s.tree.edge_child[s.tree.node_edge_start[child]:][
+                               :s.tree.node_num_children[child]])
+    g.play(BLACK, point_from_action(a, 5, 5))
+    assert s.update_with_move(g) == visits
+    t = s.tree
+    assert int(t.node_visits[s.root]) == visits
+    assert float(t.node_value_sum[s.root]) == value_sum
+    assert int(t.meta[T.M_NODES]) - 1 == 1 + _count_below(t, s.root)
+    kids = t.edge_child[t.node_edge_start[s.root]:][:t.node_num_children[s.root]]
+    assert sorted(int(t.node_visits[c]) for c in kids) == grandchildren
+    # the next search continues from the kept statistics
+    s.run(g, WHITE, SearchLimits(visits=visits + 50))
+    assert int(s.tree.node_visits[s.root]) >= visits + 50
+
+    # a stored key that disagrees with the game -> fresh tree
+    st = s.root_stats()
+    a = int(st.actions[np.argmax(st.visits)])
+    child = int(T.find_child(s.tree, s.root, a))
+    s.tree.node_key[child] ^= 12345
+    g.play(WHITE, point_from_action(a, 5, 5))
+    assert s.update_with_move(g) == 0
+    assert s.root == T.NO_NODE
+    # a move by the wrong colour (the root expected the other side) -> fresh tree
+    s.run(g, BLACK, SearchLimits(playouts=100))
+    g.play(WHITE, PASS_POINT)
+    assert s.update_with_move(g) == 0
+
+
+def _count_below(t, node):
+    s0 = int(t.node_edge_start[node])
+    kids = t.edge_child[s0:s0 + int(t.node_num_children[node])]
+    return sum(1 + _count_below(t, int(c)) for c in kids)
+
+
+def test_deterministic_with_a_seed():
+    def run(seed):
+        g = GameState(6, 6, 0.5)
+        s = Search(RolloutEvaluator(), SearchConfig(batch_size=4, ucb1=True), seed=seed)
+        s.run(g, BLACK, SearchLimits(playouts=500))
+        st = s.root_stats()
+        return st.visits.tolist(), st.value.round(12).tolist()
+
+    assert run(7) == run(7)
+    assert run(7) != run(8)
+
+
+def test_cache_serves_repeated_positions():
+    g = GameState(4, 4, 0.5)
+    cfg = SearchConfig(batch_size=4, max_nodes=20_000, max_edges=400_000, cache_size=4096)
+    ev = CountingEvaluator()
+    s = Search(ev, cfg)
+    s.run(g, BLACK, SearchLimits(playouts=2000))
+    # transpositions (A then B == B then A) are served from the cache
+    assert ev.positions < 2000
+    assert int(s.tree.node_visits[s.root]) >= 2000
+
+
+def test_early_stop_when_the_lead_is_unassailable():
+    # one obviously winning move (the capture) soon has more visits than the rest can reach
+    g = game_from_diagram("""
+        . . . . .
+        . X X X .
+        X O O O X
+        X O . O X
+        . X X X .
+        """, BLACK, komi=0.5)
+    s = Search(RolloutEvaluator(), SearchConfig(batch_size=8), seed=5)
+    done = s.run(g, BLACK, SearchLimits(playouts=20000, early_stop=True))
+    st = s.root_stats()
+    top, second = sorted(st.visits)[-1], sorted(st.visits)[-2]
+    assert done < 20000
+    assert top - second > 20000 - done - 8  # checked once per batch of 8
+    assert point_from_action(int(st.actions[np.argmax(st.visits)]), 5, 5) == vertex(g, "C2")
+
+
+class _PathCheckingEvaluator:
+    """Compares every batch row with batch_row_from_game on the game replayed along the row's
+    tree path: the search must hand the network exactly what the game record would."""
+
+    needs_history = True
+
+    def __init__(self, game):
+        self.game = game
+        self.search = None
+        self.rows_checked = 0
+        self.max_depth = 0
+
+    def evaluate(self, batch):
+        from copy import deepcopy
+
+        from engine.positions import batch_row_from_game
+        s = self.search
+        ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
+        for i in range(int(s._out[0])):
+            if s._leaf_kind[i] != 0:  # KIND_EVAL
+                continue
+            r = int(s._leaf_row[i])
+            depth = int(s._path_len[i])
+            g = deepcopy(self.game)
+            for k in range(depth):
+                a = int(s._path_actions[i, k])
+                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == B.MOVE_OK
+            batch_row_from_game(ref, 0, g)
+            assert np.array_equal(batch.boards[r, B.ROW_COLOR], ref.boards[0, B.ROW_COLOR])
+            assert np.array_equal(batch.history_boards[r, :, B.ROW_COLOR],
+                                  ref.history_boards[0, :, B.ROW_COLOR])
+            header = [B.H_KO_POINT, B.H_KO_COLOR, B.H_HASH, B.H_NUM_EMPTY]
+            assert np.array_equal(batch.boards[r, B.ROW_HEADER, header],
+                                  ref.boards[0, B.ROW_HEADER, header])
+            assert np.array_equal(batch.history_boards[r, :, B.ROW_HEADER][:, header],
+                                  ref.history_boards[0, :, B.ROW_HEADER][:, header])
+            assert batch.recent_points[r].tolist() == ref.recent_points[0].tolist()
+            assert batch.recent_colors[r].tolist() == ref.recent_colors[0].tolist()
+            assert batch.to_move[r] == ref.to_move[0]
+            assert np.array_equal(batch.legal[r], ref.legal[0])
+            self.rows_checked += 1
+            self.max_depth = max(self.max_depth, depth)
+        n = batch.count
+        legal = batch.legal[:n].astype(np.float32)
+        rng = np.random.default_rng(batch.seed)
+        return Evaluation(legal / legal.sum(1, keepdims=True),
+                          rng.uniform(-0.5, 0.5, n).astype(np.float32), np.zeros(n, np.float32))
+
+
+def test_batch_rows_equal_the_game_record_pipeline():
+    g = GameState(5, 5, 0.5, PRESETS["chinese"])  # simple ko: tree legality == game legality
+    for i, v in enumerate(["C3", "C4", "B4", "pass", "D4", "B3"]):
+        color = BLACK if i % 2 == 0 else WHITE
+        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == B.MOVE_OK
+    ev = _PathCheckingEvaluator(g)
+    s = Search(ev, SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000), seed=9)
+    ev.search = s
+    s.run(g, g.to_move, SearchLimits(playouts=400))
+    assert ev.rows_checked > 300 and ev.max_depth >= 3

@@ -1,0 +1,93 @@
+"""The array tree: capacity bounds, children-first edge slices, subtree copy."""
+
+import numpy as np
+import pytest
+
+from engine import tree as T
+from engine.config import SearchConfig
+from engine.evaluator import UniformEvaluator
+from engine.game import GameState
+from engine.search import Search, SearchLimits
+from tests.search_helpers import CountingEvaluator
+
+
+def _check_structure(t):
+    """Every expanded node: children prefix, best-prior unvisited edge next, visits add up."""
+    root = int(t.meta[T.M_ROOT])
+    stack = [root]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        assert t.node_virtual[node] == 0
+        assert t.node_sel[node, 0] == t.node_visits[node]
+        assert t.node_sel[node, 1] == pytest.approx(t.node_value_sum[node])
+        if t.node_state[node] != T.EXPANDED:
+            continue
+        s, ne = int(t.node_edge_start[node]), int(t.node_num_edges[node])
+        nc = int(t.node_num_children[node])
+        children = t.edge_child[s:s + ne]
+        assert np.all(children[:nc] != T.NO_NODE) and np.all(children[nc:] == T.NO_NODE)
+        if nc < ne:
+            assert t.edge_prior[s + nc] == t.edge_prior[s + nc:s + ne].max()
+        assert len(set(t.edge_action[s:s + ne].tolist())) == ne
+        child_visits = int(t.node_visits[children[:nc]].sum())
+        assert t.node_visits[node] == 1 + child_visits
+        stack.extend(int(c) for c in children[:nc])
+    return seen
+
+
+def test_visits_add_up_and_slices_stay_ordered():
+    g = GameState(5, 5, 0.5)
+    s = Search(CountingEvaluator(), SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000))
+    s.run(g, 1, SearchLimits(playouts=600))
+    assert _check_structure(s.tree) == int(s.tree.meta[T.M_NODES]) - 1
+
+
+def test_node_capacity_is_never_exceeded_and_search_stops():
+    g = GameState(5, 5, 0.5)
+    cfg = SearchConfig(batch_size=8, max_nodes=40, max_edges=100_000)
+    s = Search(UniformEvaluator(), cfg, log=lambda m: None)
+    played = s.run(g, 1, SearchLimits(playouts=5000))
+    assert s.tree_full
+    assert played < 5000
+    assert int(s.tree.meta[T.M_NODES]) - 1 <= 40
+    assert s.tree.node_state[1:41].tolist().count(T.NEW) == 0
+
+
+def test_edge_capacity_full_keeps_evaluated_leaves():
+    g = GameState(5, 5, 0.5)
+    cfg = SearchConfig(batch_size=4, max_nodes=10_000, max_edges=100)  # room for 4 nodes' edges
+    s = Search(UniformEvaluator(), cfg, log=lambda m: None)
+    played = s.run(g, 1, SearchLimits(playouts=300))
+    t = s.tree
+    assert played >= 300
+    assert int(t.meta[T.M_EDGES]) <= 100
+    states = t.node_state[1:int(t.meta[T.M_NODES])]
+    assert (states == T.LEAF).any()
+    assert int(t.node_visits[s.root]) == played  # every playout was backed up to the root
+
+
+def test_copy_subtree_keeps_exactly_the_subtree():
+    g = GameState(5, 5, 0.5)
+    s = Search(CountingEvaluator(), SearchConfig(batch_size=4, max_nodes=5000, max_edges=200_000))
+    s.run(g, 1, SearchLimits(playouts=400))
+    t = s.tree
+    root = s.root
+    st = s.root_stats()
+    action = int(st.actions[np.argmax(st.visits)])
+    child = int(T.find_child(t, root, action))
+
+    def shape(tree, node):
+        if tree.node_state[node] != T.EXPANDED:
+            return (int(tree.node_visits[node]), round(float(tree.node_value_sum[node]), 9))
+        s0, ne = int(tree.node_edge_start[node]), int(tree.node_num_edges[node])
+        kids = {int(tree.edge_action[s0 + j]): shape(tree, int(tree.edge_child[s0 + j]))
+                for j in range(ne) if tree.edge_child[s0 + j] != T.NO_NODE}
+        return (int(tree.node_visits[node]), round(float(tree.node_value_sum[node]), 9), kids)
+
+    before = shape(t, child)
+    dst = T.new_tree(5000, 200_000)
+    copied = T.copy_subtree(t, child, dst)
+    assert shape(dst, 1) == before
+    assert _check_structure(dst) == copied

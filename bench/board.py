@@ -1,11 +1,12 @@
-"""Board speed: random games (moves/s) and random playouts (playouts/s) on one core.
+"""Board speed: moves/s of random legal games and random playouts/s, 9x9 and 19x19, one core.
 
 A playout copies an empty board into a scratch board and plays uniformly random legal moves
-that fill no own eye-like point (engine.board.random_playout) until two passes. Each figure
-is the best of several rounds timed in CPU time of this process (the machine may be
-shared), after a warm-up that also triggers the JIT compile.
+that fill no own eye-like point (engine.board.random_playout) until two passes, so it is also
+a random legal game; moves/s counts its moves (passes included). Each figure is the best of
+three rounds timed in CPU time of this process (the cores are shared), after a warm-up that
+also triggers the JIT compile.
 
-    PYTHONPATH=. python bench/board.py [--seconds 2] [--rounds 3]
+    PYTHONPATH=. python bench/board.py [--seconds 1.5]
 """
 
 import argparse
@@ -14,6 +15,7 @@ import time
 import numpy as np
 from numba import njit
 
+from bench.runner import print_figures
 from engine import board as B
 from engine.constants import BLACK
 
@@ -31,14 +33,15 @@ def run_playouts(root, scratch, count, allow_suicide):
     return moves
 
 
-def measure(size, seconds, rounds):
+def best_rates(size, seconds):
+    """(playouts/s, moves/s), the best of three rounds of `seconds` CPU time each."""
     root = B.new_board(size, size)
     scratch = np.empty_like(root)
     run_playouts(root, scratch, 20, False)  # warm-up
+    batch = 50 if size >= 13 else 200
     best = (0.0, 0.0)
-    for _ in range(rounds):
+    for _ in range(3):
         count, moves, start = 0, 0, time.process_time()
-        batch = 50 if size >= 13 else 200
         while time.process_time() - start < seconds:
             moves += run_playouts(root, scratch, batch, False)
             count += batch
@@ -48,16 +51,29 @@ def measure(size, seconds, rounds):
     return best
 
 
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`."""
+    B.seed_rng(12345)
+    figures = {}
+    for size in (9, 19):
+        playouts, moves = best_rates(size, 0.3 if quick else 1.5)
+        figures[f"{size}x{size} random-game moves"] = (moves / 1e6, "M moves/s")
+        figures[f"{size}x{size} playouts"] = (playouts, "playouts/s")
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per size (best is shown)")
+    parser.add_argument("--seconds", type=float, default=1.5, help="CPU seconds per round")
     args = parser.parse_args()
     B.seed_rng(12345)
+    figures = {}
     for size in (9, 19):
-        playouts, moves = measure(size, args.seconds, args.rounds)
-        print(f"{size}x{size}: {moves / 1e6:6.2f} M moves/s  {playouts:9.0f} playouts/s  "
-              f"({moves / playouts:.0f} moves per playout)")
+        playouts, moves = best_rates(size, args.seconds)
+        figures[f"{size}x{size} random-game moves"] = (moves / 1e6, "M moves/s")
+        figures[f"{size}x{size} playouts"] = (playouts, "playouts/s")
+        figures[f"{size}x{size} moves per playout"] = (moves / playouts, "moves")
+    print_figures(figures)
 
 
 if __name__ == "__main__":

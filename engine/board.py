@@ -204,9 +204,9 @@ def _merge(b, keep, other):
         for q in (s - stride, s - 1, s + 1, s + stride):
             if b[ROW_COLOR, q] == EMPTY and b[ROW_MARK, q] != gen:
                 b[ROW_MARK, q] = gen
-                if (b[ROW_HEAD, q - stride] != keep and b[ROW_HEAD, q - 1] != keep and b[ROW_HEAD, q + 1] != keep
-                        and b[ROW_HEAD, q + stride] != keep):
-                    gained += 1
+                if (b[ROW_HEAD, q - stride] != keep and b[ROW_HEAD, q - 1] != keep
+                        and b[ROW_HEAD, q + 1] != keep and b[ROW_HEAD, q + stride] != keep):
+                    gained += 1  # a liberty of `other` that `keep` did not have
         s = b[ROW_NEXT, s]
         if s == other:
             break
@@ -405,7 +405,7 @@ def is_eye_like(b, p, color):
 
 @njit(cache=True)
 def area_counts(b):
-    """Tromp-Taylor area: (black points, white points) = stones + empty regions reaching one colour."""
+    """Tromp-Taylor area (black, white): stones plus empty regions reaching one colour only."""
     stride = b[ROW_HEADER, H_STRIDE]
     n = b.shape[1]
     seen = np.zeros(n, dtype=np.bool_)

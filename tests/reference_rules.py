@@ -230,7 +230,7 @@ class RefGame:
         return counts[BLACK], counts[WHITE]
 
     def territory_score(self, dead, komi):
-        """Black minus White: territory (dead stones' points included) plus prisoners, minus komi."""
+        """Black minus White: territory (dead stones' points included) + prisoners - komi."""
         terr = {BLACK: 0, WHITE: 0}
         for region, reached in self.regions(frozenset(dead)):
             if len(reached) == 1:

@@ -22,7 +22,8 @@ from engine.coords import point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.rules import Rules, score_position
 from tests.boardcheck import assert_board_matches, ko_of
-from tests.reference_rules import (KO, OCCUPIED, OK, SUICIDE, SUPERKO, EMPTY, RefGame, other)
+from tests.reference_rules import (EMPTY, KO, OCCUPIED, OK, SUICIDE, SUPERKO, RefBoard, RefGame,
+                                    other)
 
 SMALL = os.environ.get("DOSAKU_SMALL") == "1"
 
@@ -119,6 +120,12 @@ def play_game(width, height, ko_rule, suicide, rng, max_moves, mask_every=1, sup
         h, key = gs.stone_hash, ref.board.key()
         assert by_hash.setdefault(h, key) == key, "two positions share a hash"
         assert by_key.setdefault(key, h) == h, "one position has two hashes"
+        if ref.ko is not None:
+            # the banned retake would recreate the position before the last move
+            (kx, ky), kc = ref.ko
+            trial = ref.board.copy()
+            trial.place(kc, kx, ky)
+            assert trial.key() == ref.history[-2][0]
         if ply % mask_every == 0 or ref.ko is not None:
             errors = {BLACK: ref.errors(BLACK), WHITE: ref.errors(WHITE)}
             compare_masks(gs, errors, width, height, superko_masks)
@@ -207,7 +214,6 @@ def test_random_games_19x19():
 
 def test_random_playouts_leave_consistent_boards():
     """random_playout ends with a consistent board: chains, hash and empties match the reference."""
-    from tests.reference_rules import RefBoard
     B.seed_rng(7)
     for size, n in ((5, 20), (9, 10)) if SMALL else ((5, 200), (9, 60), (19, 10)):
         for i in range(n):
@@ -219,3 +225,13 @@ def test_random_playouts_leave_consistent_boards():
             for (x, y) in ref.points():
                 ref.grid[y][x] = int(col[point_from_xy(x, y, size)])
             assert_board_matches(b, ref)
+
+
+def test_random_playout_is_reproducible_from_the_seed():
+    boards = []
+    for _ in range(2):
+        B.seed_rng(11)
+        b = B.new_board(9, 9)
+        B.random_playout(b, BLACK, False, 300)
+        boards.append(b)
+    assert np.array_equal(boards[0], boards[1])

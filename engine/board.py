@@ -9,6 +9,8 @@ so the four neighbours of p are p - stride, p - 1, p + 1, p + stride and the pad
 One array per board makes copying into scratch boards a single slice assignment and lets a batch
 of boards be one 3-D array. Chains are circular linked lists (ROW_NEXT) with a head per stone
 (ROW_HEAD); the exact liberty count and size live at the head, so liberties are O(1) to read.
+ROW_NBR packs how many empty, black and white neighbours each point has, so the common cases
+of the legality and eye tests (an empty neighbour; all neighbours own) are one load.
 
 Moves are points; PASS_POINT and NULL_POINT sit inside the top wall row (never -1: numba wraps
 negative indices). Actions are network indices: a = y * W + x, pass = W * H.
@@ -22,13 +24,17 @@ from engine.constants import BLACK, EMPTY, MAX_SIZE, NULL_POINT, PASS_POINT, WAL
 ROW_HEADER = 0
 ROW_COLOR = 1
 ROW_NEXT = 2  # next stone of the same chain (circular)
-ROW_HEAD = 3  # chain head of each stone
+ROW_HEAD = 3  # chain head of each stone (NULL_POINT on empty points)
 ROW_LIBS = 4  # liberty count, valid at the head
 ROW_SIZE = 5  # stone count, valid at the head
 ROW_EMPTY = 6  # the first H_NUM_EMPTY entries list the empty points
 ROW_EMPTY_POS = 7  # index of an empty point in ROW_EMPTY
 ROW_MARK = 8  # scratch marks for liberty counting (generation numbers)
-NUM_ROWS = 9
+ROW_NBR = 9  # neighbour counts: sum over on-board neighbours q of 1 << (NBR_BITS * colour[q])
+NUM_ROWS = 10
+
+NBR_BITS = 4  # so (nbr >> (NBR_BITS * c)) & NBR_MASK = neighbours of colour c (EMPTY, BLACK, WHITE)
+NBR_MASK = 15
 
 H_WIDTH = 0
 H_HEIGHT = 1
@@ -75,6 +81,7 @@ def new_board(width, height):
             b[ROW_COLOR, p] = EMPTY
             b[ROW_EMPTY, k] = p
             b[ROW_EMPTY_POS, p] = k
+            b[ROW_NBR, p] = (y > 0) + (y < height - 1) + (x > 0) + (x < width - 1)
             k += 1
     b[ROW_HEADER, H_WIDTH] = width
     b[ROW_HEADER, H_HEIGHT] = height
@@ -130,14 +137,11 @@ def is_legal(b, p, color, allow_suicide):
         return False
     if p == b[ROW_HEADER, H_KO_POINT] and color == b[ROW_HEADER, H_KO_COLOR]:
         return False
-    if allow_suicide:
+    if allow_suicide or b[ROW_NBR, p] & NBR_MASK:
         return True
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
     for q in (p - stride, p - 1, p + 1, p + stride):
-        c = col[q]
-        if c == EMPTY:
-            return True
+        c = b[ROW_COLOR, q]
         if c == color:
             if b[ROW_LIBS, b[ROW_HEAD, q]] > 1:
                 return True
@@ -182,31 +186,30 @@ def _empty_add(b, p):
 
 
 @njit(cache=True)
-def _count_liberties(b, h):
-    """Recount the distinct liberties of the chain with head h."""
-    gen = b[ROW_HEADER, H_MARK_GEN] + 1
-    b[ROW_HEADER, H_MARK_GEN] = gen
-    stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    mark = b[ROW_MARK]
-    count = 0
-    s = h
-    while True:
-        for q in (s - stride, s - 1, s + 1, s + stride):
-            if col[q] == EMPTY and mark[q] != gen:
-                mark[q] = gen
-                count += 1
-        s = b[ROW_NEXT, s]
-        if s == h:
-            break
-    return count
-
-
-@njit(cache=True)
 def _merge(b, keep, other):
-    """Join chain `other` into chain `keep` (both heads); returns the surviving head."""
+    """Join chains with heads `keep` and `other`; returns the surviving head.
+
+    The liberty count is updated without a full recount: the larger chain keeps its count and
+    gains the liberties of the smaller one that it does not already touch, so a merge costs
+    O(size of the smaller chain).
+    """
     if b[ROW_SIZE, other] > b[ROW_SIZE, keep]:
         keep, other = other, keep
+    stride = b[ROW_HEADER, H_STRIDE]
+    gen = b[ROW_HEADER, H_MARK_GEN] + 1
+    b[ROW_HEADER, H_MARK_GEN] = gen
+    gained = 0
+    s = other
+    while True:
+        for q in (s - stride, s - 1, s + 1, s + stride):
+            if b[ROW_COLOR, q] == EMPTY and b[ROW_MARK, q] != gen:
+                b[ROW_MARK, q] = gen
+                if (b[ROW_HEAD, q - stride] != keep and b[ROW_HEAD, q - 1] != keep
+                        and b[ROW_HEAD, q + 1] != keep and b[ROW_HEAD, q + stride] != keep):
+                    gained += 1  # a liberty of `other` that `keep` did not have
+        s = b[ROW_NEXT, s]
+        if s == other:
+            break
     s = other
     while True:
         b[ROW_HEAD, s] = keep
@@ -217,6 +220,7 @@ def _merge(b, keep, other):
     b[ROW_NEXT, keep] = b[ROW_NEXT, other]
     b[ROW_NEXT, other] = nk
     b[ROW_SIZE, keep] += b[ROW_SIZE, other]
+    b[ROW_LIBS, keep] += gained
     return keep
 
 
@@ -224,34 +228,47 @@ def _merge(b, keep, other):
 def _remove_chain(b, h):
     """Take the chain with head h off the board; neighbouring chains gain the liberties."""
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    head = b[ROW_HEAD]
-    color = col[h]
+    color = b[ROW_COLOR, h]
     s = h
     while True:
-        col[s] = EMPTY
+        b[ROW_COLOR, s] = EMPTY
         b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, s]
+        b[ROW_HEAD, s] = NULL_POINT
         _empty_add(b, s)
         s = b[ROW_NEXT, s]
         if s == h:
             break
+    # Each removed stone is a new liberty of every distinct chain next to it (the removed
+    # stones' heads are NULL_POINT by now, like empty and wall points).
+    nbr_delta = 1 - (1 << (NBR_BITS * color))  # a neighbour turns from colour to empty
     s = h
     while True:
-        h0 = NULL_POINT
-        h1 = NULL_POINT
-        h2 = NULL_POINT
-        for q in (s - stride, s - 1, s + 1, s + stride):
-            c = col[q]
-            if c == BLACK or c == WHITE:
-                hq = head[q]
-                if hq != h0 and hq != h1 and hq != h2:
-                    b[ROW_LIBS, hq] += 1
-                    if h0 == NULL_POINT:
-                        h0 = hq
-                    elif h1 == NULL_POINT:
-                        h1 = hq
-                    else:
-                        h2 = hq
+        q0 = s - stride
+        q1 = s - 1
+        q2 = s + 1
+        q3 = s + stride
+        b[ROW_NBR, q0] += nbr_delta
+        b[ROW_NBR, q1] += nbr_delta
+        b[ROW_NBR, q2] += nbr_delta
+        b[ROW_NBR, q3] += nbr_delta
+        h0 = b[ROW_HEAD, q0]
+        h1 = b[ROW_HEAD, q1]
+        h2 = b[ROW_HEAD, q2]
+        h3 = b[ROW_HEAD, q3]
+        if h1 == h0:
+            h1 = NULL_POINT
+        if h2 == h0 or h2 == h1:
+            h2 = NULL_POINT
+        if h3 == h0 or h3 == h1 or h3 == h2:
+            h3 = NULL_POINT
+        if h0 != NULL_POINT:
+            b[ROW_LIBS, h0] += 1
+        if h1 != NULL_POINT:
+            b[ROW_LIBS, h1] += 1
+        if h2 != NULL_POINT:
+            b[ROW_LIBS, h2] += 1
+        if h3 != NULL_POINT:
+            b[ROW_LIBS, h3] += 1
         s = b[ROW_NEXT, s]
         if s == h:
             break
@@ -268,69 +285,78 @@ def play_unchecked(b, p, color):
     if p == PASS_POINT:
         return 0
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    head = b[ROW_HEAD]
-    libs = b[ROW_LIBS]
     opp = 3 - color
 
     _empty_remove(b, p)
-    col[p] = color
-    head[p] = p
+    b[ROW_COLOR, p] = color
+    b[ROW_HEAD, p] = p
     b[ROW_NEXT, p] = p
     b[ROW_SIZE, p] = 1
     b[ROW_HEADER, H_HASH] ^= ZOBRIST[color, p]
 
-    # Neighbouring chains lose p as a liberty (each distinct chain once).
-    n_heads = 0
-    h0 = NULL_POINT
-    h1 = NULL_POINT
-    h2 = NULL_POINT
-    h3 = NULL_POINT
-    own_libs = 0
-    for q in (p - stride, p - 1, p + 1, p + stride):
-        c = col[q]
-        if c == EMPTY:
-            own_libs += 1
-        elif c == BLACK or c == WHITE:
-            hq = head[q]
-            if hq != h0 and hq != h1 and hq != h2:
-                libs[hq] -= 1
-                if n_heads == 0:
-                    h0 = hq
-                elif n_heads == 1:
-                    h1 = hq
-                elif n_heads == 2:
-                    h2 = hq
-                else:
-                    h3 = hq
-                n_heads += 1
-    libs[p] = own_libs
+    # Neighbouring chains lose p as a liberty (each distinct chain once). Empty and wall
+    # points have a NULL_POINT head, so the four heads need no colour test.
+    q0 = p - stride
+    q1 = p - 1
+    q2 = p + 1
+    q3 = p + stride
+    nbr_delta = (1 << (NBR_BITS * color)) - 1  # a neighbour turns from empty to colour
+    b[ROW_NBR, q0] += nbr_delta
+    b[ROW_NBR, q1] += nbr_delta
+    b[ROW_NBR, q2] += nbr_delta
+    b[ROW_NBR, q3] += nbr_delta
+    h0 = b[ROW_HEAD, q0]
+    h1 = b[ROW_HEAD, q1]
+    h2 = b[ROW_HEAD, q2]
+    h3 = b[ROW_HEAD, q3]
+    if h1 == h0:
+        h1 = NULL_POINT
+    if h2 == h0 or h2 == h1:
+        h2 = NULL_POINT
+    if h3 == h0 or h3 == h1 or h3 == h2:
+        h3 = NULL_POINT
+    if h0 != NULL_POINT:
+        b[ROW_LIBS, h0] -= 1
+    if h1 != NULL_POINT:
+        b[ROW_LIBS, h1] -= 1
+    if h2 != NULL_POINT:
+        b[ROW_LIBS, h2] -= 1
+    if h3 != NULL_POINT:
+        b[ROW_LIBS, h3] -= 1
+    b[ROW_LIBS, p] = b[ROW_NBR, p] & NBR_MASK
 
-    # Merge with friendly chains.
+    # Merge with friendly chains (unused h* are NULL_POINT, a wall point).
     mine = p
-    merged = False
-    for i in range(n_heads):
-        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if col[hq] == color:
-            mine = _merge(b, mine, hq)
-            merged = True
-    if merged:
-        libs[mine] = _count_liberties(b, mine)
+    if b[ROW_COLOR, h0] == color:
+        mine = _merge(b, mine, h0)
+    if b[ROW_COLOR, h1] == color:
+        mine = _merge(b, mine, h1)
+    if b[ROW_COLOR, h2] == color:
+        mine = _merge(b, mine, h2)
+    if b[ROW_COLOR, h3] == color:
+        mine = _merge(b, mine, h3)
 
     # Capture opponent chains left without liberties.
     captured = 0
     last_captured = NULL_POINT
-    for i in range(n_heads):
-        hq = h0 if i == 0 else (h1 if i == 1 else (h2 if i == 2 else h3))
-        if col[hq] == opp and libs[hq] == 0:
-            captured += _remove_chain(b, hq)
-            last_captured = hq
+    if b[ROW_COLOR, h0] == opp and b[ROW_LIBS, h0] == 0:
+        captured += _remove_chain(b, h0)
+        last_captured = h0
+    if b[ROW_COLOR, h1] == opp and b[ROW_LIBS, h1] == 0:
+        captured += _remove_chain(b, h1)
+        last_captured = h1
+    if b[ROW_COLOR, h2] == opp and b[ROW_LIBS, h2] == 0:
+        captured += _remove_chain(b, h2)
+        last_captured = h2
+    if b[ROW_COLOR, h3] == opp and b[ROW_LIBS, h3] == 0:
+        captured += _remove_chain(b, h3)
+        last_captured = h3
     b[ROW_HEADER, H_PRISONERS + color] += captured
 
-    if libs[mine] == 0:
+    if b[ROW_LIBS, mine] == 0:
         # Suicide (only reached when the rules allow it).
         b[ROW_HEADER, H_PRISONERS + opp] += _remove_chain(b, mine)
-    elif captured == 1 and b[ROW_SIZE, mine] == 1 and libs[mine] == 1:
+    elif captured == 1 and b[ROW_SIZE, mine] == 1 and b[ROW_LIBS, mine] == 1:
         b[ROW_HEADER, H_KO_POINT] = last_captured
         b[ROW_HEADER, H_KO_COLOR] = opp
     return captured
@@ -360,17 +386,16 @@ def legal_mask(b, color, allow_suicide, out):
 @njit(cache=True)
 def is_eye_like(b, p, color):
     """p is empty and a real-looking single-point eye of colour (not a false eye)."""
-    stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
-    if col[p] != EMPTY:
+    if b[ROW_COLOR, p] != EMPTY:
         return False
-    for q in (p - stride, p - 1, p + 1, p + stride):
-        if col[q] != color and col[q] != WALL:
-            return False
+    # no empty and no opposing neighbour: all four are own stones or walls
+    if b[ROW_NBR, p] & (NBR_MASK | (NBR_MASK << (NBR_BITS * (3 - color)))):
+        return False
+    stride = b[ROW_HEADER, H_STRIDE]
     bad = 0
     edge = 0
     for q in (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1):
-        c = col[q]
+        c = b[ROW_COLOR, q]
         if c == WALL:
             edge = 1
         elif c == 3 - color:
@@ -380,16 +405,15 @@ def is_eye_like(b, p, color):
 
 @njit(cache=True)
 def area_counts(b):
-    """Tromp-Taylor area: (black points, white points) = stones + empty regions reaching one colour."""
+    """Tromp-Taylor area (black, white): stones plus empty regions reaching one colour only."""
     stride = b[ROW_HEADER, H_STRIDE]
-    col = b[ROW_COLOR]
     n = b.shape[1]
     seen = np.zeros(n, dtype=np.bool_)
     stack = np.empty(n, dtype=np.int64)
     black = 0
     white = 0
     for p in range(n):
-        c = col[p]
+        c = b[ROW_COLOR, p]
         if c == BLACK:
             black += 1
         elif c == WHITE:
@@ -406,7 +430,7 @@ def area_counts(b):
                 s = stack[top]
                 size += 1
                 for q in (s - stride, s - 1, s + 1, s + stride):
-                    cq = col[q]
+                    cq = b[ROW_COLOR, q]
                     if cq == EMPTY:
                         if not seen[q]:
                             seen[q] = True
@@ -425,21 +449,38 @@ def area_counts(b):
 def random_playout(b, color, allow_suicide, max_moves):
     """Play uniformly random legal moves that fill no own eye-like point until two passes.
 
-    `color` moves first. Returns the number of moves played (passes included). Uses numba's
-    global RNG (seed it with seed_rng).
+    `color` moves first. Returns the number of moves played (passes included). One draw from
+    numba's global RNG (seed it with seed_rng) seeds a xorshift generator for the playout,
+    which is much cheaper per draw. Candidates are drawn from the empty list; a rejected one
+    is swapped behind the shrinking candidate range, so each move is uniform over the
+    acceptable points (the empty list is only reordered).
     """
+    x = np.uint64(np.random.randint(1, 2 ** 62))
     moves = 0
     passes = 0
     while passes < 2 and moves < max_moves:
-        n = b[ROW_HEADER, H_NUM_EMPTY]
+        m = b[ROW_HEADER, H_NUM_EMPTY]
         played = PASS_POINT
-        if n > 0:
-            start = np.random.randint(n)
-            for k in range(n):
-                p = b[ROW_EMPTY, (start + k) % n]
-                if not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
+        while m > 0:
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            i = np.int64(((x >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
+            p = b[ROW_EMPTY, i]
+            if b[ROW_NBR, p] & NBR_MASK:
+                # an empty neighbour: no eye, and legal unless it is the ko point
+                if p != b[ROW_HEADER, H_KO_POINT] or color != b[ROW_HEADER, H_KO_COLOR]:
                     played = p
                     break
+            elif not is_eye_like(b, p, color) and is_legal(b, p, color, allow_suicide):
+                played = p
+                break
+            m -= 1
+            last = b[ROW_EMPTY, m]
+            b[ROW_EMPTY, i] = last
+            b[ROW_EMPTY_POS, last] = i
+            b[ROW_EMPTY, m] = p
+            b[ROW_EMPTY_POS, p] = m
         play_unchecked(b, played, color)
         passes = passes + 1 if played == PASS_POINT else 0
         color = 3 - color

@@ -5,6 +5,8 @@ the position-hash history that superko is checked against, komi, rules and handi
 The search tree is only a cache of it.
 """
 
+from collections import Counter
+
 import numpy as np
 
 from engine import board as B
@@ -12,9 +14,6 @@ from engine.constants import BLACK, PASS_POINT, WHITE, opponent
 from engine.rules import PRESETS, Rules, score_position
 
 MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
-
-# Key xor-ed into the stone hash for situational superko (who moves next), one per colour.
-_SIDE_KEYS = (0, 0x5BD1E9955BD1E995, 0x2545F4914F6CDD1D)
 
 
 class GameState:
@@ -35,8 +34,25 @@ class GameState:
         self.to_move = BLACK
         self.moves: list[tuple[int, int]] = []  # (colour, point) after the set-up stones
         self._snapshots: list[np.ndarray] = []  # board before each move
-        self._keys: list[tuple[int, int]] = [(self.stone_hash, BLACK)]  # (stones, next player)
         self.handicap_points: list[int] = []
+        self._start_keys(BLACK)
+
+    def _start_keys(self, next_player: int) -> None:
+        """Reset the position history to the current board with next_player to move."""
+        self._keys: list[tuple[int, int]] = []  # (stone hash, next player) after each move
+        self._seen_positions: Counter = Counter()  # stone hash -> occurrences in _keys
+        self._seen_situations: Counter = Counter()  # (stone hash, next player) -> occurrences
+        self._push_key(self.stone_hash, next_player)
+
+    def _push_key(self, stones: int, next_player: int) -> None:
+        self._keys.append((stones, next_player))
+        self._seen_positions[stones] += 1
+        self._seen_situations[stones, next_player] += 1
+
+    def _pop_key(self) -> None:
+        stones, next_player = self._keys.pop()
+        self._seen_positions[stones] -= 1
+        self._seen_situations[stones, next_player] -= 1
 
     def resize(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -56,7 +72,7 @@ class GameState:
         self.board = trial
         self.handicap_points = list(points)
         self.to_move = WHITE
-        self._keys = [(self.stone_hash, WHITE)]
+        self._start_keys(WHITE)
         return True
 
     # ---- queries -------------------------------------------------------------------------
@@ -91,14 +107,11 @@ class GameState:
     def is_over(self) -> bool:
         return self.last_passes() >= 2
 
-    def _key(self, stones: int, next_player: int) -> tuple[int, int]:
-        if self.rules.ko == "situational":
-            return stones ^ _SIDE_KEYS[next_player], 0
-        return stones, 0
-
     def _repeats(self, stones: int, next_player: int) -> bool:
-        key = self._key(stones, next_player)
-        return any(self._key(s, n) == key for s, n in self._keys)
+        """Whether the position (with next_player to move, for situational superko) occurred."""
+        if self.rules.ko == "situational":
+            return self._seen_situations[stones, next_player] > 0
+        return self._seen_positions[stones] > 0
 
     def move_error(self, color: int, point: int) -> int:
         """board.MOVE_OK, a board.MOVE_* reason, or MOVE_SUPERKO."""
@@ -138,7 +151,7 @@ class GameState:
         B.play_unchecked(self.board, point, color)
         self.moves.append((color, point))
         self.to_move = opponent(color)
-        self._keys.append((self.stone_hash, self.to_move))
+        self._push_key(self.stone_hash, self.to_move)
         return B.MOVE_OK
 
     def undo(self) -> bool:
@@ -147,7 +160,7 @@ class GameState:
             return False
         self.board = self._snapshots.pop()
         color, _ = self.moves.pop()
-        self._keys.pop()
+        self._pop_key()
         self.to_move = color
         return True
 

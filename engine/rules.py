@@ -24,7 +24,7 @@ class Rules:
     ko: str = "simple"  # simple ko, positional superko, or situational superko
     scoring: str = "area"  # area (stones + territory) or territory (territory + prisoners)
     suicide: bool = False  # whether (multi-stone) suicide is a legal move
-    tax: str = "none"  # KataGo's tax rule: "seki" = no points in seki (Japanese), "all" = stone scoring
+    tax: str = "none"  # KataGo tax: "seki" = no points in seki, "all" = stone scoring
     white_handicap_bonus: str = "0"  # white gets N or N-1 extra points for N handicap stones
     name: str = "custom"  # the preset name, or "custom"
 

@@ -404,16 +404,16 @@ def is_eye_like(b, p, color):
 
 
 @njit(cache=True)
-def area_counts(b):
-    """Tromp-Taylor area (black, white): stones plus empty regions reaching one colour only."""
-    stride = b[ROW_HEADER, H_STRIDE]
-    n = b.shape[1]
+def area_of_colors(col, stride):
+    """Tromp-Taylor area (black, white) of a row of point colours: stones plus the empty regions
+    that reach one colour only. Takes the colour row so scoring can remove dead stones first."""
+    n = col.shape[0]
     seen = np.zeros(n, dtype=np.bool_)
     stack = np.empty(n, dtype=np.int64)
     black = 0
     white = 0
     for p in range(n):
-        c = b[ROW_COLOR, p]
+        c = col[p]
         if c == BLACK:
             black += 1
         elif c == WHITE:
@@ -421,7 +421,6 @@ def area_counts(b):
         elif c == EMPTY and not seen[p]:
             size = 0
             reach = 0
-            top = 0
             stack[0] = p
             seen[p] = True
             top = 1
@@ -430,7 +429,7 @@ def area_counts(b):
                 s = stack[top]
                 size += 1
                 for q in (s - stride, s - 1, s + 1, s + stride):
-                    cq = b[ROW_COLOR, q]
+                    cq = col[q]
                     if cq == EMPTY:
                         if not seen[q]:
                             seen[q] = True
@@ -443,6 +442,12 @@ def area_counts(b):
             elif reach == WHITE:
                 white += size
     return black, white
+
+
+@njit(cache=True)
+def area_counts(b):
+    """Tromp-Taylor area (black, white) of the board as it stands."""
+    return area_of_colors(b[ROW_COLOR], b[ROW_HEADER, H_STRIDE])
 
 
 @njit(cache=True)

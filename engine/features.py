@@ -25,14 +25,7 @@ FEATURE_SET = "katago-v7"
 
 KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 TAX_NONE, TAX_SEKI, TAX_ALL = 0, 1, 2
-# KataGo's friendlyPassOk per preset (false for Tromp-Taylor, territory rules and JSON rules).
-_NOT_FRIENDLY = ("tromp-taylor", "japanese", "korean", "custom")
 _LADDER_SCRATCH = {}  # (W, H) -> ladder scratch memory, reused across calls (one thread at a time)
-
-
-def friendly_pass_ok(rules) -> bool:
-    """KataGo's friendlyPassOk for our Rules (the Rules class does not carry it)."""
-    return rules.name not in _NOT_FRIENDLY
 
 
 def self_komi_white(komi: float, rules, handicap_stones: int) -> float:
@@ -58,7 +51,7 @@ def fill_features(batch, spatial_out, global_out, symmetries, handicap_stones=0,
     fill_batch(batch.count, batch.boards, batch.history_boards, batch.recent_points,
                batch.recent_colors, batch.to_move, batch.legal,
                self_komi_white(batch.komi, rules, handicap_stones), ko,
-               rules.scoring == "territory", tax, rules.suicide, friendly_pass_ok(rules),
+               rules.scoring == "territory", tax, rules.suicide, rules.friendly_pass_ok,
                passing_hacks, np.asarray(symmetries, dtype=np.int64), spatial_out, global_out,
                stack, buf)
 

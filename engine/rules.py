@@ -26,6 +26,7 @@ class Rules:
     suicide: bool = False  # whether (multi-stone) suicide is a legal move
     tax: str = "none"  # KataGo tax: "seki" = no points in seki, "all" = stone scoring
     white_handicap_bonus: str = "0"  # white gets N or N-1 extra points for N handicap stones
+    friendly_pass_ok: bool = False  # KataGo's flag: passing with dead stones left is fine
     name: str = "custom"  # the preset name, or "custom"
 
     def __post_init__(self):
@@ -49,7 +50,7 @@ class Rules:
             "suicide": self.suicide,
             "tax": self.tax.upper(),
             "whiteHandicapBonus": self.white_handicap_bonus,
-            "friendlyPassOk": True,
+            "friendlyPassOk": self.friendly_pass_ok,
         }, separators=(",", ":"))
 
 
@@ -65,7 +66,10 @@ PRESETS = {
     "new-zealand": Rules("situational", "area", True, "none", "0"),
     "stone-scoring": Rules("simple", "area", False, "all", "0"),
 }
-PRESETS = {name: replace(r, name=name) for name, r in PRESETS.items()}
+# KataGo's friendlyPassOk: on for its area-scoring presets except Tromp-Taylor.
+PRESETS = {name: replace(r, name=name,
+                         friendly_pass_ok=r.scoring == "area" and name != "tromp-taylor")
+           for name, r in PRESETS.items()}
 ALIASES = {"tromp_taylor": "tromp-taylor", "new_zealand": "new-zealand", "nz": "new-zealand",
            "tt": "tromp-taylor"}
 
@@ -90,6 +94,7 @@ def rules_from_kata_json(text: str, base: Rules) -> Rules:
         suicide=bool(data.get("suicide", base.suicide)),
         tax=str(data.get("tax", base.tax)).lower(),
         white_handicap_bonus=str(data.get("whiteHandicapBonus", base.white_handicap_bonus)).upper(),
+        friendly_pass_ok=bool(data.get("friendlyPassOk", False)),  # KataGo: false unless given
     )
 
 
@@ -101,47 +106,19 @@ def territory_counts(b, dead):
     one colour only is that colour's territory. Returns (black territory, white territory,
     dead black stones, dead white stones).
     """
-    stride = b[B.ROW_HEADER, B.H_STRIDE]
-    n = b.shape[1]
     col = b[B.ROW_COLOR].copy()
     dead_black = 0
     dead_white = 0
-    for p in range(n):
+    for p in range(col.shape[0]):
         if dead[p] and (col[p] == BLACK or col[p] == WHITE):
             if col[p] == BLACK:
                 dead_black += 1
             else:
                 dead_white += 1
             col[p] = EMPTY
-    seen = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
-    black = 0
-    white = 0
-    for p in range(n):
-        if col[p] != EMPTY or seen[p]:
-            continue
-        size = 0
-        reach = 0
-        stack[0] = p
-        seen[p] = True
-        top = 1
-        while top > 0:
-            top -= 1
-            s = stack[top]
-            size += 1
-            for q in (s - stride, s - 1, s + 1, s + stride):
-                cq = col[q]
-                if cq == EMPTY:
-                    if not seen[q]:
-                        seen[q] = True
-                        stack[top] = q
-                        top += 1
-                elif cq == BLACK or cq == WHITE:
-                    reach |= cq
-        if reach == BLACK:
-            black += size
-        elif reach == WHITE:
-            white += size
+    area_black, area_white = B.area_of_colors(col, b[B.ROW_HEADER, B.H_STRIDE])
+    black = area_black - np.count_nonzero(col == BLACK)
+    white = area_white - np.count_nonzero(col == WHITE)
     return black, white, dead_black, dead_white
 
 

@@ -12,9 +12,10 @@ import logging
 import time
 
 from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
-from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy, xy_from_point
+from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from gtp import analysis, gogui
+from gtp.sgf_game import game_sgf, replay_sgf
 from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
                           CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
                           INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
@@ -386,7 +387,7 @@ class Commands:
         e = self.engine
         before = e.record()
         try:
-            return color_name(_replay_sgf(e, game, size, limit))
+            return color_name(replay_sgf(e, game, size, limit))
         except (ValueError, KeyError) as exc:
             log.warning("loadsgf %s: %s", args[0], exc)
             e.restore(before)
@@ -396,7 +397,7 @@ class Commands:
     def cmd_printsgf(self, args):
         """The game as SGF in the answer, or written to FILE."""
         _nargs(args, 0, 1)
-        text = game_sgf(self.engine)
+        text = game_sgf(self.engine, f"{NAME}:{VERSION}")
         if not args:
             return text
         try:
@@ -534,97 +535,6 @@ class Commands:
 
 
 # ---- helpers with no GTP state -------------------------------------------------------------
-def _sgf_point(move, size: int) -> int:
-    """Point of an sgfmill (row, col) move with row 0 at the bottom; pass for None."""
-    if move is None:
-        return PASS_POINT
-    row, col = move
-    return point_from_xy(col, size - 1 - row, size)
-
-
-def _replay_sgf(engine, game, size: int, limit: int | None) -> int:
-    """Set up `engine` from an sgfmill game; returns the colour to move. ValueError if bad."""
-    engine.set_size(size, size)
-    root = game.get_root()
-    if root.has_property("KM"):
-        engine.set_komi(float(root.get("KM")))
-    first = BLACK
-    if root.has_property("PL"):
-        first = BLACK if root.get("PL") == "b" else WHITE
-    played = 0
-    for node in game.get_main_sequence():
-        color_text, move = node.get_move()
-        if color_text is not None and limit is not None and played >= limit:
-            return BLACK if color_text == "b" else WHITE
-        ab, aw, ae = node.get_setup_stones()
-        if ab or aw or ae:
-            to_move = first if node is root else engine.to_move
-            _apply_setup(engine, size, ab, aw, ae, to_move)
-        if color_text is None:
-            continue
-        color = BLACK if color_text == "b" else WHITE
-        if engine.play(color, _sgf_point(move, size)) != 0:
-            raise ValueError(f"illegal move {color_text} {move} in the main line")
-        played += 1
-    if not engine.moves and root.has_property("PL"):
-        return first
-    return engine.to_move
-
-
-def _apply_setup(engine, size, ab, aw, ae, to_move: int) -> None:
-    """AB/AW/AE: black-only stones on an empty board are handicap; otherwise they change the
-    position as set-up stones (not moves: undo does not remove them)."""
-    black = {_sgf_point(m, size) for m in ab}
-    white = {_sgf_point(m, size) for m in aw}
-    empty = {_sgf_point(m, size) for m in ae}
-    if engine.is_empty() and not white and len(black) >= 2:
-        if not engine.place_handicap(sorted(black)):
-            raise ValueError("bad handicap stones")
-        return
-    position = engine.stones()
-    for p in empty:
-        position.pop(p, None)
-    position.update({p: BLACK for p in black})
-    position.update({p: WHITE for p in white})
-    stones = [sorted(q for q, c in position.items() if c == color) for color in (BLACK, WHITE)]
-    if not engine.setup(stones[0], stones[1], to_move):
-        raise ValueError("illegal setup position")
-
-
-def game_sgf(engine) -> str:
-    """SGF of the current game: size, komi, rules, handicap or set-up stones (AB/AW with the
-    colour to move after them as PL), then the moves."""
-    w, h = engine.size
-    size = str(w) if w == h else f"{w}:{h}"
-
-    def coord(point: int) -> str:
-        if point == PASS_POINT:
-            return ""
-        x, y = xy_from_point(point, w)
-        return "abcdefghijklmnopqrstuvwxy"[x] + "abcdefghijklmnopqrstuvwxy"[y]
-
-    head = (f"(;GM[1]FF[4]CA[UTF-8]AP[{NAME}:{VERSION}]SZ[{size}]"
-            f"KM[{format_float(engine.komi)}]RU[{engine.rules.name}]")
-    hcp = engine.handicap_points
-    if hcp:
-        head += f"HA[{len(hcp)}]AB" + "".join(f"[{coord(p)}]" for p in hcp)
-    setup = engine.setup_stones
-    if setup is not None:
-        black, white, to_move = setup
-        for key, points in (("AB", black), ("AW", white)):
-            if points:
-                head += key + "".join(f"[{coord(p)}]" for p in points)
-        head += f"PL[{'B' if to_move == BLACK else 'W'}]"
-    lines = [head]
-    moves = engine.moves
-    for k in range(0, len(moves), 10):
-        lines.append("".join(f";{'B' if c == BLACK else 'W'}[{coord(p)}]"
-                             for c, p in moves[k:k + 10]))
-    lines[-1] += ")"
-    return "\n".join(lines)
-
-
-
 def time_settings_from(args: list[str], kinds: tuple[str, ...]):
     """The TimeSettings of a kgs-/kata-time_settings argument list (`kinds` allowed)."""
     counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2,

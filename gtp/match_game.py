@@ -303,7 +303,6 @@ class GameRunner:
 
     def play(self, index: int, opening: list[Move]) -> tuple[GameRecord, list[Move]]:
         """Play game `index` and return its record and moves."""
-        cfg = self.cfg
         first = index % 2  # slot playing black
         slot = {"b": first, "w": 1 - first}
         moves: list[Move] = []

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from boardtext import board_from_rows, katago_board_cases, points_xy
 
-from engine import board as B
 from engine.area import calculate_area, independent_life_area
 from engine.constants import BLACK, WHITE
 

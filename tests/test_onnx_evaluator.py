@@ -310,7 +310,6 @@ def test_katago_reference_positions_with_trivial_features(b6_model, pos_id):
         pytest.skip(f"{REFERENCE} is absent (../shared not available)")
     pos = next(p for p in json.loads(REFERENCE.read_text())["positions"] if p["id"] == pos_id)
     ref = pos["raw_nn"]
-    n = pos["board_size"]
     spatial, glob = trivial_features(pos)
     raw = b6_model.run(spatial, glob)
     legal = np.append(spatial[0, 1:3].sum(axis=0).reshape(-1) == 0, True)[None]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np

@@ -1,0 +1,25 @@
+"""Dosaku's engine core.
+
+numba's on-disk cache only notices edits to a jitted function's own file, not to the functions
+it calls in other modules, so a cache from older board code could be loaded by newer callers.
+Unless NUMBA_CACHE_DIR is set, the cache therefore lives in a directory named after a hash of
+this package's sources: any edit to engine/ starts a fresh cache.
+"""
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+
+def _source_keyed_cache_dir() -> Path:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "dosaku" / "numba" / digest.hexdigest()[:16]
+
+
+if not os.environ.get("NUMBA_CACHE_DIR"):
+    numba.config.CACHE_DIR = str(_source_keyed_cache_dir())

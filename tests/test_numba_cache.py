@@ -1,0 +1,37 @@
+"""The numba cache directory follows the engine's sources (engine/__init__.py)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cache_dir_for(tmp_path, package_dir: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    env["PYTHONPATH"] = str(package_dir)
+    code = "import engine, numba; print(numba.config.CACHE_DIR)"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=True, cwd=tmp_path).stdout.strip()
+
+
+def test_cache_dir_changes_when_an_engine_source_changes(tmp_path):
+    copy = tmp_path / "pkg"
+    (copy / "engine").mkdir(parents=True)
+    for f in (ROOT / "engine").glob("*.py"):
+        (copy / "engine" / f.name).write_bytes(f.read_bytes())
+    first = cache_dir_for(tmp_path, copy)
+    assert first.startswith(str(tmp_path / "xdg" / "dosaku" / "numba"))
+    assert cache_dir_for(tmp_path, copy) == first
+    board = copy / "engine" / "board.py"
+    board.write_text(board.read_text() + "\n# edited\n")
+    assert cache_dir_for(tmp_path, copy) != first
+
+
+def test_explicit_numba_cache_dir_is_respected(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "mine"), PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", "import engine, numba; print(numba.config.CACHE_DIR)"],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == str(tmp_path / "mine")

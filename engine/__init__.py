@@ -3,14 +3,15 @@
 numba's on-disk cache only notices edits to a jitted function's own file, not to the functions
 it calls in other modules, so a cache from older board code could be loaded by newer callers.
 Unless NUMBA_CACHE_DIR is set, the cache therefore lives in a directory named after a hash of
-this package's sources: any edit to engine/ starts a fresh cache.
+this package's sources: any edit to engine/ starts a fresh cache. numba itself is not imported
+here (it takes a third of a second, and the GTP front-end must answer at once): the setting goes
+into the environment numba reads when it is first imported.
 """
 
 import hashlib
 import os
+import sys
 from pathlib import Path
-
-import numba
 
 
 def _source_keyed_cache_dir() -> Path:
@@ -22,4 +23,6 @@ def _source_keyed_cache_dir() -> Path:
 
 
 if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = str(_source_keyed_cache_dir())
+    os.environ["NUMBA_CACHE_DIR"] = str(_source_keyed_cache_dir())
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]

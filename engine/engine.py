@@ -16,7 +16,7 @@ import numpy as np
 from engine import board as B
 from engine import timecontrol
 from engine.config import EngineConfig
-from engine.constants import BLACK, EMPTY, PASS_POINT, WHITE
+from engine.constants import BLACK, EMPTY, WHITE
 from engine.coords import action_from_point, point_from_action
 from engine.evaluator import PositionBatch
 from engine.free_handicap import free_handicap_points
@@ -233,24 +233,12 @@ class Engine:
     def setup(self, black: list[int], white: list[int], to_move: int) -> bool:
         """Replace the position by these stones with `to_move` to play (SGF AB/AW/PL).
 
-        The stones are not moves: the history starts empty here, so undo cannot remove them.
-        False (nothing changes) for repeated points or a chain without liberties. The position
-        itself does not enter the superko history (GameState has no way to add it).
+        The stones are not moves: the history starts here, so undo cannot remove them, and the
+        position starts the superko history. False (nothing changes) for repeated points or a
+        chain without liberties.
         """
-        points = list(black) + list(white)
-        if len(set(points)) != len(points) or PASS_POINT in points:
+        if not self.game.set_position(black, white, to_move):
             return False
-        trial = B.new_board(self.game.width, self.game.height)
-        for color, group in ((BLACK, black), (WHITE, white)):
-            for p in group:
-                if B.play(trial, p, color, False) != B.MOVE_OK:
-                    return False
-        col = trial[B.ROW_COLOR]
-        if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
-            return False  # a stone was captured: some chain had no liberty
-        self.game.clear()
-        self.game.board = trial
-        self.game.to_move = to_move
         self._setup = (tuple(black), tuple(white), to_move)
         self._reset()
         return True

@@ -75,6 +75,27 @@ class GameState:
         self._start_keys(WHITE)
         return True
 
+    def set_position(self, black: list[int], white: list[int], to_move: int) -> bool:
+        """Replace the game by a set-up position (SGF AB/AW/PL): these stones, `to_move` to play,
+        no history (undo cannot remove them), the position itself the start of the superko
+        history. False, changing nothing, for repeated points or a chain without liberties."""
+        points = list(black) + list(white)
+        if len(set(points)) != len(points) or PASS_POINT in points:
+            return False
+        trial = B.new_board(self.width, self.height)
+        for color, group in ((BLACK, black), (WHITE, white)):
+            for p in group:
+                if B.play(trial, p, color, False) != B.MOVE_OK:
+                    return False
+        col = trial[B.ROW_COLOR]
+        if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
+            return False  # a stone was captured: some chain had no liberty
+        self.clear()
+        self.board = trial
+        self.to_move = to_move
+        self._start_keys(to_move)
+        return True
+
     # ---- queries -------------------------------------------------------------------------
     @property
     def stone_hash(self) -> int:

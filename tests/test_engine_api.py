@@ -111,6 +111,7 @@ def test_choose_handicap_uses_the_fixed_layout_then_spreads():
 
 def test_fischer_clock_bookkeeping_after_genmove():
     e = Engine(9, 9, 7.5, evaluator=UniformEvaluator(), config=FAST)
+    e.warm_up()  # a first compilation would be charged to the clock
     e.set_time_settings(TimeSettings(600, increment=10, main_time_cap=605))
     e.genmove(BLACK)
     left, stones = e.time_left[BLACK]

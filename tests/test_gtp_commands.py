@@ -10,6 +10,7 @@ from engine.free_handicap import free_handicap_points
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
+from tests.gtp_answers import fail, ok
 
 EXPECTED_COMMANDS = sorted("""
 protocol_version name version known_command list_commands quit boardsize clear_board komi
@@ -25,19 +26,6 @@ dosaku-visits dosaku-pv
 @pytest.fixture
 def srv():
     return GtpServer(Commands(EngineLoader.of(Engine(9, 9, 7.5))))
-
-
-def ok(srv, line: str) -> str:
-    """Send a line that must succeed; the answer text after '= '."""
-    answer = srv.handle_line(line)
-    assert answer.startswith("=") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
-
-
-def fail(srv, line: str) -> str:
-    answer = srv.handle_line(line)
-    assert answer.startswith("?") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
 
 
 def board_rows(srv) -> list[str]:

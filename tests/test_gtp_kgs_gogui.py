@@ -15,20 +15,9 @@ from engine.rules import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
+from tests.gtp_answers import fail, ok
 
 VERTEX = r"[A-HJ-Z]\d{1,2}"
-
-
-def ok(srv, line: str) -> str:
-    answer = srv.handle_line(line)
-    assert answer.startswith("=") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
-
-
-def fail(srv, line: str) -> str:
-    answer = srv.handle_line(line)
-    assert answer.startswith("?") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
 
 
 def server(engine) -> GtpServer:

@@ -14,6 +14,7 @@ from engine.engine import Engine
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
+from tests.gtp_answers import ok
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -27,12 +28,6 @@ SCALARS = ("whiteWin", "whiteLoss", "noResult", "whiteLead", "whiteScoreSelfplay
 CHOSEN = ("gnugo9_n20_k7.5", "gnugo9_n37_k6.5", "gnugo13_n50_k7.5", "gnugo19_n60_k7.5",
           "pass9_n20_one_pass", "orient13_B_K3", "ladder_working_w_atari", "ko9_white_banned",
           "capture9_after")
-
-
-def ok(srv, line: str) -> str:
-    answer = srv.handle_line(line)
-    assert answer.startswith("=") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
 
 
 def parse_raw_nn(text: str, width: int, height: int) -> list[dict]:

@@ -9,12 +9,7 @@ from engine.rules import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
-
-
-def ok(srv, line: str) -> str:
-    answer = srv.handle_line(line)
-    assert answer.startswith("=") and answer.endswith("\n\n"), (line, answer)
-    return answer[1:-2].lstrip(" ")
+from tests.gtp_answers import ok
 
 
 def finished_game(rules: str, komi: float, seed: int) -> GtpServer:

@@ -56,8 +56,3 @@ def point_from_action(action: int, width: int, height: int) -> int:
     if action == width * height:
         return PASS_POINT
     return point_from_xy(action % width, action // width, width)
-
-
-def format_action(action: int, width: int, height: int) -> str:
-    """GTP vertex of a network action."""
-    return format_vertex(point_from_action(action, width, height), width, height)

@@ -17,8 +17,6 @@ from engine.evaluator import PositionBatch
 from engine.features import fill_features
 from engine.positions import batch_row_from_game
 
-NUM_SYMMETRIES = 8
-
 
 @dataclass
 class RawNN:

@@ -97,10 +97,6 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
     return t
 
 
-def node_capacity(t: TreeArrays) -> int:
-    return len(t.node_state) - 1
-
-
 @njit(cache=True)
 def position_key(b, to_move):
     """Key of a position for tree verification and the evaluation cache."""

@@ -3,9 +3,9 @@ move, Dosaku wins at least 19 of 20 games against GNU Go 3.8 level 10 on 9x9 (Ch
 komi 7, alternating colours, GNU Go as the referee). KataGo with the same net wins 20 of 20
 even at one visit per move, so a loss here points at a bug in search, features or rules.
 
-The games run one after another, so the match is deterministic (both engines are seeded, the
-search is limited by visits, not time): the outcome does not depend on how games were shared
-out between workers. Needs /usr/games/gnugo and the network under ../shared/models; skips
+The games run one after another and both engines are seeded (GNU Go plays differently every
+run unless given a seed; Dosaku's search is limited by visits, not time), so the match is
+deterministic: the outcome does not depend on timing or on how games were shared out. Needs /usr/games/gnugo and the network under ../shared/models; skips
 saying which is missing. Takes about five minutes."""
 
 import json
@@ -30,7 +30,7 @@ def test_b6c96_with_100_visits_beats_gnugo_level_10(tmp_path):
         pytest.skip(f"the reference network {MODEL} is absent (../shared not available)")
     dosaku = (f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'run_engine.py'))} "
               f"--model {shlex.quote(str(MODEL))} --visits 100 --threads 1 --boardsize 9")
-    gnugo = f"{GNUGO} --mode gtp --level 10 --chinese-rules"
+    gnugo = f"{GNUGO} --mode gtp --level 10 --chinese-rules --seed 1"
     out = tmp_path / "match"
     main([dosaku, gnugo, "--games", "20", "--size", "9", "--komi", "7", "--rules", "chinese",
           "--parallel", "1", "--referee", f"{GNUGO} --mode gtp --chinese-rules",

@@ -7,20 +7,16 @@ import numpy as np
 
 from engine import board as B
 from engine.constants import BLACK, EMPTY, WHITE
+from engine.coords import point_from_xy
+from tests.boardcheck import engine_board_from_grid
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
 def board_from_rows(rows: list[str]) -> np.ndarray:
     """A board with these stones and no ko point (stones are placed one by one, no captures)."""
-    height, width = len(rows), len(rows[0])
-    b = B.new_board(width, height)
-    for y, row in enumerate(rows):
-        for x, ch in enumerate(row):
-            color = {"x": BLACK, "o": WHITE}.get(ch.lower(), EMPTY)
-            if color != EMPTY:
-                assert B.play_unchecked(b, (y + 1) * (width + 1) + x + 1, color) == 0
-    return b
+    return engine_board_from_grid([[{"x": BLACK, "o": WHITE}.get(ch.lower(), EMPTY) for ch in row]
+                                   for row in rows])
 
 
 def points_xy(b: np.ndarray):
@@ -28,7 +24,7 @@ def points_xy(b: np.ndarray):
     w, h = int(b[B.ROW_HEADER, B.H_WIDTH]), int(b[B.ROW_HEADER, B.H_HEIGHT])
     for y in range(h):
         for x in range(w):
-            yield x, y, (y + 1) * (w + 1) + x + 1
+            yield x, y, point_from_xy(x, y, w)
 
 
 def katago_board_cases() -> dict:

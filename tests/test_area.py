@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from boardtext import board_from_rows, katago_board_cases, points_xy
+from tests.boardtext import board_from_rows, katago_board_cases, points_xy
 
 from engine.area import calculate_area, independent_life_area
 from engine.constants import BLACK, WHITE

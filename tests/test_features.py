@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boardtext import board_from_rows
+from tests.boardtext import board_from_rows
 
 from engine import board as B
 from engine.constants import BLACK, WHITE

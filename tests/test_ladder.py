@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from boardtext import board_from_rows, katago_board_cases, points_xy
+from tests.boardtext import board_from_rows, katago_board_cases, points_xy
 
 from engine import board as B
 from engine.constants import EMPTY

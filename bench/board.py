@@ -51,29 +51,29 @@ def best_rates(size, seconds):
     return best
 
 
-def measure(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`."""
+def rates(seconds: float, per_playout: bool = False) -> dict[str, tuple[float, str]]:
+    """Both sizes' figures, each the best of three rounds of `seconds` CPU time."""
     B.seed_rng(12345)
     figures = {}
     for size in (9, 19):
-        playouts, moves = best_rates(size, 0.3 if quick else 1.5)
+        playouts, moves = best_rates(size, seconds)
         figures[f"{size}x{size} random-game moves"] = (moves / 1e6, "M moves/s")
         figures[f"{size}x{size} playouts"] = (playouts, "playouts/s")
+        if per_playout:
+            figures[f"{size}x{size} moves per playout"] = (moves / playouts, "moves")
     return figures
+
+
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`."""
+    return rates(0.3 if quick else 1.5)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.5, help="CPU seconds per round")
     args = parser.parse_args()
-    B.seed_rng(12345)
-    figures = {}
-    for size in (9, 19):
-        playouts, moves = best_rates(size, args.seconds)
-        figures[f"{size}x{size} random-game moves"] = (moves / 1e6, "M moves/s")
-        figures[f"{size}x{size} playouts"] = (playouts, "playouts/s")
-        figures[f"{size}x{size} moves per playout"] = (moves / playouts, "moves")
-    print_figures(figures)
+    print_figures(rates(args.seconds, per_playout=True))
 
 
 if __name__ == "__main__":

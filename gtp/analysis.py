@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine.coords import format_vertex, parse_vertex, xy_from_point
+from engine.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
 from engine.constants import PASS_POINT
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
@@ -123,7 +123,7 @@ def _vertex_set(text: str, width: int, height: int) -> set[int]:
         (x0, y0), (x1, y1) = (xy_from_point(p, width) for p in ends)
         for y in range(min(y0, y1), max(y0, y1) + 1):
             for x in range(min(x0, x1), max(x0, x1) + 1):
-                points.add((y + 1) * (width + 1) + x + 1)
+                points.add(point_from_xy(x, y, width))
     return points
 
 
@@ -206,32 +206,32 @@ class _Reporter:
             self._open = False
 
 
-def analyze_stream(engine, req: Request, kata: bool) -> Stream:
-    """`*-analyze`: report until stopped by the next input line."""
+def _stream(engine, req: Request, kata: bool, search) -> Stream:
+    """A Stream running `search(reporter, stop)`; a line it returns is printed last."""
     width, height = engine.size
     formatter = format_kata if kata else format_lz
 
     def run(emit, stop):
         reporter = _Reporter(emit, formatter, req, width, height)
         try:
-            engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid,
-                           allow=req.allow)
+            last = search(reporter, stop)
         finally:
             reporter.close()
+        if last is not None:
+            emit(last)
     return Stream(run)
+
+
+def analyze_stream(engine, req: Request, kata: bool) -> Stream:
+    """`*-analyze`: report until stopped by the next input line."""
+    def search(reporter, stop):
+        engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid, allow=req.allow)
+    return _stream(engine, req, kata, search)
 
 
 def genmove_analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`."""
-    width, height = engine.size
-    formatter = format_kata if kata else format_lz
-
-    def run(emit, stop):
-        reporter = _Reporter(emit, formatter, req, width, height)
-        try:
-            move = engine.genmove(req.color, commit=True, on_update=reporter,
-                                  interval=req.interval)
-        finally:
-            reporter.close()
-        emit("play " + (move if isinstance(move, str) else format_vertex(move, width, height)))
-    return Stream(run)
+    def search(reporter, stop):
+        move = engine.genmove(req.color, commit=True, on_update=reporter, interval=req.interval)
+        return "play " + (move if isinstance(move, str) else format_vertex(move, *engine.size))
+    return _stream(engine, req, kata, search)

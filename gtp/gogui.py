@@ -7,8 +7,6 @@ black, negative white); `pspairs` is `point text point text ...`; a `var` is a m
 which `b`/`w` words set the colour.
 """
 
-import numpy as np
-
 from engine.constants import BLACK, PASS_POINT, opponent
 from engine.coords import format_vertex
 
@@ -26,8 +24,8 @@ def double_board(values, width: int, height: int, fmt: str = "%.3f") -> str:
 
     Starts with a newline so the rows line up below the `=`; GoGui skips empty lines.
     """
-    grid = np.asarray(values, np.float64)[:width * height].reshape(height, width)
-    rows = [" ".join(fmt % (v + 0.0) for v in row) for row in grid]  # + 0.0: no "-0.000"
+    flat = [float(v) + 0.0 for v in values[:width * height]]  # + 0.0: no "-0.000"
+    rows = [" ".join(fmt % v for v in flat[y * width:(y + 1) * width]) for y in range(height)]
     return "\n" + "\n".join(rows)
 
 

@@ -5,6 +5,8 @@ from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import point_from_xy, xy_from_point
 from gtp.protocol import format_float
 
+_SGF_LETTERS = "abcdefghijklmnopqrstuvwxy"  # SGF coordinate letters, "a" = left/top
+
 
 def _sgf_point(move, size: int) -> int:
     """Point of an sgfmill (row, col) move with row 0 at the bottom; pass for None."""
@@ -73,7 +75,7 @@ def game_sgf(engine, app: str) -> str:
         if point == PASS_POINT:
             return ""
         x, y = xy_from_point(point, w)
-        return "abcdefghijklmnopqrstuvwxy"[x] + "abcdefghijklmnopqrstuvwxy"[y]
+        return _SGF_LETTERS[x] + _SGF_LETTERS[y]
 
     head = (f"(;GM[1]FF[4]CA[UTF-8]AP[{app}]SZ[{size}]"
             f"KM[{format_float(engine.komi)}]RU[{engine.rules.name}]")

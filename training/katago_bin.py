@@ -194,18 +194,17 @@ class _Reader:
         return m.group(1).decode("ascii", errors="replace")
 
     def int(self) -> int:
-        tok = self.token()
-        try:
-            return int(tok)
-        except ValueError:
-            raise ModelFormatError(f"expected an integer, got {tok!r} at byte {self.pos}") from None
+        return self._number(int, "an integer")
 
     def float(self) -> float:
+        return self._number(float, "a number")
+
+    def _number(self, convert, what: str):
         tok = self.token()
         try:
-            return float(tok)
+            return convert(tok)
         except ValueError:
-            raise ModelFormatError(f"expected a number, got {tok!r} at byte {self.pos}") from None
+            raise ModelFormatError(f"expected {what}, got {tok!r} at byte {self.pos}") from None
 
     def floats(self, n: int, what: str) -> np.ndarray:
         if self.binary:

@@ -434,13 +434,18 @@ class Engine:
         """The evaluator's prior [W*H+1] for `color` to move here (one evaluation; pass last).
 
         Uniform over the legal moves for evaluators without priors (random playouts)."""
+        batch = self._position_batch()
+        batch.to_move[0] = color
+        batch.legal[0] = self.game.legal_mask(color)
+        return np.asarray(self.evaluator.evaluate(batch).policy[0], np.float64)
+
+    def _position_batch(self) -> PositionBatch:
+        """A one-row batch holding the current position (for a single evaluation)."""
         g = self.game
         batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
         batch_row_from_game(batch, 0, g)
-        batch.to_move[0] = color
-        batch.legal[0] = g.legal_mask(color)
         batch.count = 1
-        return np.asarray(self.evaluator.evaluate(batch).policy[0], np.float64)
+        return batch
 
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
                 interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
@@ -524,9 +529,7 @@ class Engine:
         """Ownership [W*H] of every point from Black's view (+1 Black .. -1 White), row-major
         from the top-left: the evaluator's if it has one, else averaged random playouts."""
         g = self.game
-        batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
-        batch_row_from_game(batch, 0, g)
-        batch.count = 1
+        batch = self._position_batch()
         own = None
         if not isinstance(self.evaluator, RolloutEvaluator):
             own = self.evaluator.evaluate(batch).ownership

@@ -16,8 +16,9 @@ from numba import njit
 from engine import board as B
 from engine import tree as T
 from engine.config import SearchConfig
-from engine.constants import BLACK, NULL_POINT, PASS_POINT
+from engine.constants import BLACK, PASS_POINT
 from engine.evaluator import HISTORY_MOVES, PositionBatch
+from engine.positions import batch_row_from_game
 
 # leaf kinds
 KIND_EVAL = 0  # needs the evaluator: its position is in batch row leaf_row
@@ -404,10 +405,7 @@ class Search:
         self._batch = None
         self.root_prior = np.zeros(0, np.float32)
         self.root_legal = np.zeros(0, np.bool_)
-        self._prior_ready = False
-        self._own_sum = None
-        self._own_n = 0
-        self.tree_full = False
+        self._new_root_state()
 
     # ---- buffers ---------------------------------------------------------------------------
     def _ensure_buffers(self, game) -> None:
@@ -419,6 +417,7 @@ class Search:
         bs = self.config.batch_size
         a = w * h + 1
         self._batch = PositionBatch(bs, w, h, game.komi, game.rules)
+        self._root_batch = PositionBatch(1, w, h, game.komi, game.rules)
         depth = T.max_depth_for(w, h)
         self._path_nodes = np.zeros((bs, depth + 1), np.int64)
         self._path_actions = np.zeros((bs, depth + 1), np.int64)
@@ -450,6 +449,10 @@ class Search:
         self.tree.meta[T.M_ROOT] = T.NO_NODE
         self.tree.meta[T.M_NODES] = 1
         self.tree.meta[T.M_EDGES] = 0
+        self._new_root_state()
+
+    def _new_root_state(self) -> None:
+        """Forget what belonged to the previous root: its prior, ownership and full flag."""
         self._prior_ready = False
         self._own_sum = None
         self._own_n = 0
@@ -467,10 +470,7 @@ class Search:
         if root == T.NO_NODE or int(self.tree.node_key[root]) != key \
                 or int(self.tree.node_to_move[root]) != color:
             T.reset_tree(self.tree, color, key)
-            self._prior_ready = False
-            self._own_sum = None
-            self._own_n = 0
-            self.tree_full = False
+            self._new_root_state()
 
     def update_with_move(self, game) -> int:
         """Follow the game's last move into the matching subtree; returns reused visits.
@@ -501,23 +501,10 @@ class Search:
         T.copy_subtree(self.tree, child, fresh)
         self._spare = self.tree
         self.tree = fresh
-        self._prior_ready = False
-        self._own_sum = None
-        self._own_n = 0
-        self.tree_full = False
-        reused = int(fresh.node_visits[1])
-        return reused
+        self._new_root_state()
+        return int(fresh.node_visits[1])
 
     # ---- running ---------------------------------------------------------------------------
-    def _root_context(self, game):
-        recent_p = np.full(HISTORY_MOVES, NULL_POINT, np.int64)
-        recent_c = np.zeros(HISTORY_MOVES, np.int64)
-        for k, (c, p) in enumerate(reversed(game.moves[-HISTORY_MOVES:])):
-            recent_p[k] = p
-            recent_c[k] = c
-        hist = np.stack([game.board_before(1), game.board_before(2)])
-        return recent_p, recent_c, hist
-
     def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float) -> None:
         t = self.tree
         root = self.root
@@ -557,10 +544,10 @@ class Search:
         root = self.root
         if t.node_state[root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
-        recent_p, recent_c, hist = self._root_context(game)
+        root_row = self._root_batch  # the root's history and recent moves, as leaves get them
+        batch_row_from_game(root_row, 0, game)
         komi = game.komi + game.rules.handicap_bonus(game.handicap)
         b.handicap_stones = game.handicap
-        b.komi = game.komi
         root_fpu = 0.0 if noise_weight > 0 else cfg.root_fpu_reduction
         fp = np.array([cfg.c_puct, cfg.c_puct_log, cfg.c_puct_base, cfg.fpu_reduction,
                        root_fpu, cfg.ucb1_c, komi, cfg.static_score_utility,
@@ -592,7 +579,8 @@ class Search:
             if on_update is not None and now >= next_update:
                 on_update()
                 next_update = now + interval
-            n = select_batch(t, game.board, hist, recent_p, recent_c, self.root_prior,
+            n = select_batch(t, game.board, root_row.history_boards[0],
+                             root_row.recent_points[0], root_row.recent_colors[0], self.root_prior,
                              self.root_legal, b.boards, b.history_boards, b.recent_points,
                              b.recent_colors, b.to_move, b.legal, self._path_nodes,
                              self._path_actions, self._path_len, self._leaf_kind,

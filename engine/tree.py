@@ -144,6 +144,17 @@ def reset_tree(t, to_move, key):
 
 
 @njit(cache=True)
+def _swap_unvisited(t, i, j):
+    """Swap the actions and priors of edges i and j (both without a child)."""
+    a = t.edge_action[i]
+    p = t.edge_prior[i]
+    t.edge_action[i] = t.edge_action[j]
+    t.edge_prior[i] = t.edge_prior[j]
+    t.edge_action[j] = a
+    t.edge_prior[j] = p
+
+
+@njit(cache=True)
 def _front_best_prior(t, lo, hi):
     """Swap the highest-prior edge of [lo, hi) to lo (the next unvisited edge PUCT may take)."""
     best = lo
@@ -151,12 +162,7 @@ def _front_best_prior(t, lo, hi):
         if t.edge_prior[j] > t.edge_prior[best]:
             best = j
     if best != lo:
-        a = t.edge_action[lo]
-        p = t.edge_prior[lo]
-        t.edge_action[lo] = t.edge_action[best]
-        t.edge_prior[lo] = t.edge_prior[best]
-        t.edge_action[best] = a
-        t.edge_prior[best] = p
+        _swap_unvisited(t, lo, best)
 
 
 @njit(cache=True)
@@ -198,16 +204,8 @@ def attach_child(t, node, e, child):
     """
     k = t.node_edge_start[node] + t.node_num_children[node]
     if k != e:
-        a = t.edge_action[k]
-        p = t.edge_prior[k]
-        t.edge_action[k] = t.edge_action[e]
-        t.edge_prior[k] = t.edge_prior[e]
-        t.edge_child[k] = child
-        t.edge_action[e] = a
-        t.edge_prior[e] = p
-        t.edge_child[e] = NO_NODE
-    else:
-        t.edge_child[k] = child
+        _swap_unvisited(t, k, e)
+    t.edge_child[k] = child
     t.node_num_children[node] += 1
     _front_best_prior(t, k + 1, t.node_edge_start[node] + t.node_num_edges[node])
     return k

@@ -156,6 +156,24 @@ def calculate_area(b, result, non_pass_alive_stones, safe_big, unsafe_big, suici
 
 
 @njit(cache=True)
+def _fill_owned(basic, p0, stride, mark, value, queue):
+    """Set mark to value over the points of p0's owner connected to p0 (through owned points)
+    that do not already hold it; queue is scratch of length basic.shape[0]."""
+    owner = basic[p0]
+    mark[p0] = value
+    queue[0] = p0
+    top = 1
+    while top > 0:
+        top -= 1
+        s = queue[top]
+        for q in (s - stride, s - 1, s + 1, s + stride):
+            if basic[q] == owner and mark[q] != value:
+                mark[q] = value
+                queue[top] = q
+                top += 1
+
+
+@njit(cache=True)
 def independent_life_area(b, result, keep_territories, keep_stones, suicide):
     """KataGo's calculateIndependentLifeArea into result.
 
@@ -180,34 +198,14 @@ def independent_life_area(b, result, keep_territories, keep_stones, suicide):
                 touches = True
         if not touches:
             continue
-        seki[p0] = True
-        queue[0] = p0
-        top = 1
-        while top > 0:
-            top -= 1
-            s = queue[top]
-            for q in (s - stride, s - 1, s + 1, s + stride):
-                if basic[q] == owner and not seki[q]:
-                    seki[q] = True
-                    queue[top] = q
-                    top += 1
+        _fill_owned(basic, p0, stride, seki, True, queue)
     count = 0
     for p0 in range(n):
         owner = basic[p0]
         if owner == EMPTY or seki[p0] or result[p0] == owner:
             continue
         count += 1 if owner == WHITE else -1
-        result[p0] = owner
-        queue[0] = p0
-        top = 1
-        while top > 0:
-            top -= 1
-            s = queue[top]
-            for q in (s - stride, s - 1, s + 1, s + stride):
-                if basic[q] == owner and result[q] != owner:
-                    result[q] = owner
-                    queue[top] = q
-                    top += 1
+        _fill_owned(basic, p0, stride, result, owner, queue)
     for p0 in range(n):
         owner = basic[p0]
         if owner == EMPTY:

@@ -62,6 +62,7 @@ ZOBRIST = np.random.default_rng(20261121).integers(
 ZOBRIST[EMPTY, :] = 0
 
 
+@njit(cache=True)
 def num_points(width, height):
     """Length of the per-point rows for a W x H board (at least the header length)."""
     return max((width + 1) * (height + 2) + 1, HEADER_LEN)
@@ -71,8 +72,7 @@ def num_points(width, height):
 def new_board(width, height):
     """An empty W x H board."""
     stride = width + 1
-    n = max(stride * (height + 2) + 1, HEADER_LEN)
-    b = np.zeros((NUM_ROWS, n), dtype=np.int64)
+    b = np.zeros((NUM_ROWS, num_points(width, height)), dtype=np.int64)
     b[ROW_COLOR, :] = WALL
     k = 0
     for y in range(height):

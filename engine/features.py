@@ -21,7 +21,6 @@ from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_l
 
 NUM_SPATIAL = 22
 NUM_GLOBAL = 19
-FEATURE_SET = "katago-v7"
 
 KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 TAX_NONE, TAX_SEKI, TAX_ALL = 0, 1, 2
@@ -167,7 +166,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
                 libs = board[B.ROW_LIBS, board[B.ROW_HEAD, p]]
                 if libs <= 3:
                     out[2 + libs, ty, tx] = 1.0
-            elif ko_rule != 0 and p != board[B.ROW_HEADER, B.H_KO_POINT] \
+            elif ko_rule != KO_SIMPLE and p != board[B.ROW_HEADER, B.H_KO_POINT] \
                     and not _suicide_illegal(board, p, pla, suicide) and not legal[y * w + x]:
                 out[6, ty, tx] = 1.0  # superko ban: otherwise legal, but not in the legal mask
     ko = board[B.ROW_HEADER, B.H_KO_POINT]
@@ -179,11 +178,11 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
     not_win = False
     if not territory:
         tax_adjust = 0
-        if tax == 0:
+        if tax == TAX_NONE:
             calculate_area(board, area, True, True, True, suicide)
         else:
             white_minus_black = independent_life_area(board, area, False, True, suicide)
-            if tax == 2:
+            if tax == TAX_ALL:
                 tax_adjust = -2 * white_minus_black if pla == WHITE else 2 * white_minus_black
         score = tax_adjust
         for y in range(h):
@@ -234,19 +233,19 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
     limit = np.float32(w * h + 20)
     k = min(max(self_komi, -limit), limit)
     glob[5] = k / np.float32(20.0)
-    if ko_rule == 1:
+    if ko_rule == KO_POSITIONAL:
         glob[6] = 1.0
         glob[7] = 0.5
-    elif ko_rule == 2:
+    elif ko_rule == KO_SITUATIONAL:
         glob[6] = 1.0
         glob[7] = -0.5
     if suicide:
         glob[8] = 1.0
     if territory:
         glob[9] = 1.0
-    if tax >= 1:
+    if tax != TAX_NONE:
         glob[10] = 1.0
-    if tax == 2:
+    if tax == TAX_ALL:
         glob[11] = 1.0
     if pass_ends_phase and not suppress:
         glob[14] = 1.0

@@ -30,19 +30,20 @@ class GameState:
     # ---- set-up -------------------------------------------------------------------------
     def clear(self) -> None:
         """Empty board, no history, Black to move (size, komi and rules are kept)."""
-        self.board = B.new_board(self.width, self.height)
-        self.to_move = BLACK
+        self._start(B.new_board(self.width, self.height), BLACK)
+
+    def _start(self, board: np.ndarray, to_move: int) -> None:
+        """Begin the record at `board` with `to_move` to play: no moves, no handicap stones,
+        this position the only one in the superko history."""
+        self.board = board
+        self.to_move = to_move
         self.moves: list[tuple[int, int]] = []  # (colour, point) after the set-up stones
         self._snapshots: list[np.ndarray] = []  # board before each move
         self.handicap_points: list[int] = []
-        self._start_keys(BLACK)
-
-    def _start_keys(self, next_player: int) -> None:
-        """Reset the position history to the current board with next_player to move."""
         self._keys: list[tuple[int, int]] = []  # (stone hash, next player) after each move
         self._seen_positions: Counter = Counter()  # stone hash -> occurrences in _keys
         self._seen_situations: Counter = Counter()  # (stone hash, next player) -> occurrences
-        self._push_key(self.stone_hash, next_player)
+        self._push_key(self.stone_hash, to_move)
 
     def _push_key(self, stones: int, next_player: int) -> None:
         self._keys.append((stones, next_player))
@@ -69,10 +70,8 @@ class GameState:
         for p in points:
             if B.play(trial, p, BLACK, False) != B.MOVE_OK:
                 return False
-        self.board = trial
+        self._start(trial, WHITE)
         self.handicap_points = list(points)
-        self.to_move = WHITE
-        self._start_keys(WHITE)
         return True
 
     def set_position(self, black: list[int], white: list[int], to_move: int) -> bool:
@@ -90,10 +89,7 @@ class GameState:
         col = trial[B.ROW_COLOR]
         if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
             return False  # a stone was captured: some chain had no liberty
-        self.clear()
-        self.board = trial
-        self.to_move = to_move
-        self._start_keys(to_move)
+        self._start(trial, to_move)
         return True
 
     # ---- queries -------------------------------------------------------------------------

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gtp.controller import (EngineDied, EngineError, EngineTimeout, GtpController, GtpFailure,
-                            parse_response)
+from tournament.controller import (EngineDied, EngineError, EngineTimeout, GtpController,
+                                   GtpFailure, parse_response)
 
 FAKE = Path(__file__).resolve().parent / "fake_gtp_engine.py"
 

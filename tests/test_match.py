@@ -1,4 +1,4 @@
-"""gtp.match, gtp.elo: Elo math and scoring by hand, short real matches, restarts.
+"""tournament.match, tournament.elo: Elo math and scoring by hand, short real matches, restarts.
 
 Every scored game is replayed from its SGF into an engine.game.GameState under the match's
 rules: the recorded score and result must be that GameState's.
@@ -22,12 +22,12 @@ from engine import board as B
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex, xy_from_point
 from engine.game import GameState
-from engine.rules import result_string as score_string
+from engine.rules import result_string
 from engine.rules import rules_by_name
-from gtp.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
-from gtp.match import main
-from gtp.match_game import (MatchConfig, MatchError, parse_final_score, random_opening,
-                            read_opening_file, result_string)
+from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
+from tournament.match import main
+from tournament.match_game import (MatchConfig, MatchError, game_result, parse_final_score,
+                                   random_opening, read_opening_file)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -67,7 +67,7 @@ def assert_scored_by_rules(out, g, size=7, komi=7.5, rules="chinese"):
     game, moves = sgf_moves(Path(out) / g["sgf"])
     state = replay(size, komi, rules, moves)
     assert g["scorer"] == rules and g["score"] == state.score()
-    assert g["result"] == game.get_root().get("RE") == score_string(state.score())
+    assert g["result"] == game.get_root().get("RE") == result_string(state.score())
 
 
 # ---- Elo and interval -----------------------------------------------------------------------
@@ -130,10 +130,10 @@ def test_random_opening_legal_deterministic_off_edge():
     a = random_opening(cfg, 6, random.Random("0:3"))
     assert a == random_opening(cfg, 6, random.Random("0:3"))
     assert a != random_opening(cfg, 6, random.Random("0:4"))
-    assert [c for c, _ in a] == ["b", "w"] * 3
+    assert [c for c, _ in a] == [BLACK, WHITE] * 3
     game = cfg.new_game()
     for colour, p in a:
-        assert game.play(BLACK if colour == "b" else WHITE, p) == B.MOVE_OK
+        assert game.play(colour, p) == B.MOVE_OK
         x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 
@@ -142,9 +142,9 @@ def test_opening_file(tmp_path):
     cfg = MatchConfig(engines=[], games=1, size=7, komi=7.5, out="")
     f = tmp_path / "open.txt"
     f.write_text("# openings\nC3 E5\n\nD4  # centre\n")
-    assert read_opening_file(str(f), cfg) == [[("b", parse_vertex("C3", 7, 7)),
-                                               ("w", parse_vertex("E5", 7, 7))],
-                                              [("b", parse_vertex("D4", 7, 7))]]
+    assert read_opening_file(str(f), cfg) == [[(BLACK, parse_vertex("C3", 7, 7)),
+                                               (WHITE, parse_vertex("E5", 7, 7))],
+                                              [(BLACK, parse_vertex("D4", 7, 7))]]
     f.write_text("C3 C3\n")
     with pytest.raises(MatchError, match="illegal opening move C3 .occupied"):
         read_opening_file(str(f), cfg)
@@ -154,14 +154,14 @@ def test_opening_file(tmp_path):
 
 
 def test_result_strings_and_final_score():
-    assert result_string("b", "passes", 3.5) == "B+3.5"
-    assert result_string("w", "max-moves", -12.0) == "W+12"
-    assert result_string("w", "resign", None) == "W+R"
-    assert result_string("b", "timeout", None) == "B+T"
-    assert result_string("w", "illegal", None) == "W+F"
-    assert result_string("b", "crash", None) == "B+F"
-    assert result_string(None, "passes", 0.0) == "0"
-    assert result_string(None, "void", None) == "Void"
+    assert game_result(BLACK, "passes", 3.5) == "B+3.5"
+    assert game_result(WHITE, "max-moves", -12.0) == "W+12"
+    assert game_result(WHITE, "resign", None) == "W+R"
+    assert game_result(BLACK, "timeout", None) == "B+T"
+    assert game_result(WHITE, "illegal", None) == "W+F"
+    assert game_result(BLACK, "crash", None) == "B+F"
+    assert game_result(None, "passes", 0.0) == "0"
+    assert game_result(None, "void", None) == "Void"
     assert parse_final_score("B+3.5") == 3.5 and parse_final_score("W+0.5") == -0.5
     assert parse_final_score("0") == 0.0
     with pytest.raises(ValueError):

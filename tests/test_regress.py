@@ -1,4 +1,4 @@
-"""gtp.regress: the .tst parser, the verdicts, and whole runs against GNU Go and a fake engine."""
+"""tournament.regress: the .tst parser, the verdicts, and whole runs against GNU Go and a fake engine."""
 
 import io
 import os
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gtp.regress import (FAIL, PASS, XFAIL, XPASS, Runner, Step, TstError, judge, main,
+from tournament.regress import (FAIL, PASS, XFAIL, XPASS, Runner, Step, TstError, judge, main,
                          parse_expectation, parse_tst)
 
 HERE = Path(__file__).resolve().parent

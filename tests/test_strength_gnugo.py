@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gtp.match import main
+from tournament.match import main
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"

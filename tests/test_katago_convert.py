@@ -13,6 +13,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from engine.features import NUM_GLOBAL, NUM_SPATIAL
 from tests.katago_reference import forward as reference_forward
 from training import katago_bin as kb
 from training import katago_convert as kc
@@ -40,7 +41,8 @@ def b6_session(b6):
     return ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
-def random_inputs(rng, n, h, w, board_h=None, board_w=None, num_spatial=22, num_global=19):
+def random_inputs(rng, n, h, w, board_h=None, board_w=None, num_spatial=NUM_SPATIAL,
+                  num_global=NUM_GLOBAL):
     """Random 0/1 planes with plane 0 = on-board mask (board in the top-left corner)."""
     spatial = (rng.random((n, num_spatial, h, w)) < 0.3).astype(np.float32)
     spatial[:, 0] = 0.0
@@ -151,7 +153,7 @@ def test_b6c96_onnx_matches_numpy_reference(b6, b6_session, h, w):
 def test_b6c96_padded_buffer_equals_exact_board(b6, b6_session):
     rng = np.random.default_rng(5)
     spatial9, glob = random_inputs(rng, 2, 9, 9)
-    padded = np.zeros((2, 22, 19, 19), np.float32)
+    padded = np.zeros((2, NUM_SPATIAL, 19, 19), np.float32)
     padded[:, :, :9, :9] = spatial9
     exact = run(b6_session, spatial9, glob)
     pad = assert_matches_reference(b6, b6_session, padded, glob)
@@ -270,7 +272,7 @@ class TinyWriter:
 
     def model(self, policy_channels):
         v = self.v
-        self.tok(f"tiny-v{v}", v, 22, 19)
+        self.tok(f"tiny-v{v}", v, NUM_SPATIAL, NUM_GLOBAL)
         if v >= 13:
             self.tok(*MULTS)
         if v >= 15:
@@ -278,7 +280,7 @@ class TinyWriter:
         self.tok("trunk", 3, 8, 8, 8, 4, 4)
         if v >= 15:
             self.tok(0, 0, 0, 0, 0, 0)
-        self.conv("conv1", 3, 22, 8), self.matmul("ginputw", 19, 8)
+        self.conv("conv1", 3, NUM_SPATIAL, 8), self.matmul("ginputw", NUM_GLOBAL, 8)
         self.ordinary("b1", 8, 6)
         self.tok("nested_bottleneck_block", "nb", 2)
         self.norm("nb/pre", 8), self.act("nb/prea"), self.conv("nb/prec", 1, 8, 4)

@@ -9,6 +9,7 @@ import onnxruntime as ort
 import pytest
 
 from engine import onnx_evaluator as oe
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.rules import PRESETS
 from training import katago_convert as kc
 
@@ -29,9 +30,9 @@ def b6_model(b6_onnx):
 
 
 def random_batch(rng, n, size):
-    spatial = (rng.random((n, 22, size, size)) < 0.25).astype(np.float32)
+    spatial = (rng.random((n, NUM_SPATIAL, size, size)) < 0.25).astype(np.float32)
     spatial[:, 0] = 1.0
-    glob = rng.normal(0, 0.5, (n, 19)).astype(np.float32)
+    glob = rng.normal(0, 0.5, (n, NUM_GLOBAL)).astype(np.float32)
     return spatial, glob
 
 
@@ -90,7 +91,7 @@ def test_feature_set_with_wrong_input_shapes_is_refused(tmp_path):
                               [spatial, glob], [out])
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     proto.ir_version = 8
-    helper.set_model_props(proto, {"feature_set": "katago-v7"})
+    helper.set_model_props(proto, {"feature_set": FEATURE_SET})
     onnx.save(proto, str(tmp_path / "five.onnx"))
     with pytest.raises(oe.UnsupportedModelError, match=r"needs \(22, 19\).*\(5, 19\)"):
         oe.OnnxModel(tmp_path / "five.onnx")
@@ -258,7 +259,7 @@ def simple_features(stones, pla, history, komi, rule_globals=(0.0, 0.0, 0.0), bu
     """
     h, w = len(stones), len(stones[0])
     bh, bw = buffer or (h, w)
-    spatial = np.zeros((1, 22, bh, bw), np.float32)
+    spatial = np.zeros((1, NUM_SPATIAL, bh, bw), np.float32)
     spatial[0, 0, :h, :w] = 1
     for y in range(h):
         for x in range(w):
@@ -274,7 +275,7 @@ def simple_features(stones, pla, history, komi, rule_globals=(0.0, 0.0, 0.0), bu
         own, opp = (spatial[0, 0], opp) if own.any() else (own, spatial[0, 0])
     spatial[0, 18], spatial[0, 19] = own, opp
     self_komi = komi if pla == "W" else -komi
-    glob = np.zeros((1, 19), np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), np.float32)
     glob[0, 5] = self_komi / 20
     glob[0, 6:9] = rule_globals
     glob[0, 18] = komi_wave(self_komi, h * w)

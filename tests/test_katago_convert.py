@@ -6,7 +6,6 @@ synthetic models written by this test in KataGo's file format (binary and text f
 
 import gzip
 import re
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -18,21 +17,12 @@ from tests.katago_reference import forward as reference_forward
 from training import katago_bin as kb
 from training import katago_convert as kc
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-B6 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-SPEC = SHARED / "docs" / "katago-network.md"
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
 
 
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared not available)")
-    return path
-
-
 @pytest.fixture(scope="module")
-def b6():
-    return kb.load(need(B6))
+def b6(b6c96_file):
+    return kb.load(b6c96_file)
 
 
 @pytest.fixture(scope="module")
@@ -78,9 +68,9 @@ def assert_matches_reference(model, session, spatial, glob, atol=1e-4):
 
 # ---------------------------------------------------------------- the real b6c96 file
 
-def appendix_a_listing():
+def appendix_a_listing(spec):
     """(kind, name, numbers) for every layer line of the spec's Appendix A listing."""
-    text = need(SPEC).read_text()
+    text = spec.read_text()
     block = text.split("## Appendix A", 1)[1].split("```", 2)[1]
     rows = []
     for line in block.splitlines():
@@ -114,8 +104,8 @@ def our_listing(model):
     return rows
 
 
-def test_b6c96_parses_whole_file_with_katago_param_count(b6):
-    data = gzip.decompress(need(B6).read_bytes())
+def test_b6c96_parses_whole_file_with_katago_param_count(b6c96_file, b6):
+    data = gzip.decompress(b6c96_file.read_bytes())
     assert len(data) == 4_124_446
     assert b6.total_bytes == len(data)
     assert data[b6.consumed_bytes:].strip() == b""
@@ -126,8 +116,8 @@ def test_b6c96_parses_whole_file_with_katago_param_count(b6):
     assert b6.multipliers == kb.DEFAULT_MULTIPLIERS
 
 
-def test_b6c96_layers_match_appendix_a(b6):
-    assert our_listing(b6) == appendix_a_listing()
+def test_b6c96_layers_match_appendix_a(b6, katago_network_spec):
+    assert our_listing(b6) == appendix_a_listing(katago_network_spec)
     kinds = [type(b).__name__ for b in b6.trunk.blocks]
     assert kinds == ["OrdinaryBlock", "OrdinaryBlock", "GPoolBlock", "OrdinaryBlock",
                      "GPoolBlock", "OrdinaryBlock"]
@@ -165,8 +155,8 @@ def test_b6c96_padded_buffer_equals_exact_board(b6, b6_session):
         np.testing.assert_allclose(pad[key], exact[key], atol=2e-5)
 
 
-def test_b6c96_file_contract_and_metadata(b6, tmp_path):
-    out = kc.convert(need(B6), tmp_path / "b6.onnx")
+def test_b6c96_file_contract_and_metadata(b6c96_file, b6, tmp_path):
+    out = kc.convert(b6c96_file, tmp_path / "b6.onnx")
     proto = onnx.load(str(out))
     assert proto.ir_version <= 13
     assert all(o.version <= 21 for o in proto.opset_import)
@@ -182,23 +172,23 @@ def test_b6c96_file_contract_and_metadata(b6, tmp_path):
     assert sess.get_inputs()[0].shape == ["N", 22, "H", "W"]
 
 
-def test_cli_and_cache_convert_once(tmp_path, monkeypatch):
+def test_cli_and_cache_convert_once(b6c96_file, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    first = kc.cached_onnx_for(need(B6))
+    first = kc.cached_onnx_for(b6c96_file)
     assert first.parent == tmp_path / "cache" / "dosaku" and first.exists()
     stamp = first.stat().st_mtime_ns
     calls = []
     monkeypatch.setattr(kc, "convert", lambda *a: calls.append(a))
-    assert kc.cached_onnx_for(B6) == first
+    assert kc.cached_onnx_for(b6c96_file) == first
     assert calls == [] and first.stat().st_mtime_ns == stamp
     assert kc.cached_onnx_for(first) == first  # an .onnx path is used as is
     monkeypatch.undo()
-    assert kc.main([str(B6), str(tmp_path / "cli.onnx")]) == 0
+    assert kc.main([str(b6c96_file), str(tmp_path / "cli.onnx")]) == 0
     assert (tmp_path / "cli.onnx").read_bytes() == first.read_bytes()
 
 
-def test_corrupt_files_are_refused(tmp_path):
-    data = gzip.decompress(need(B6).read_bytes())
+def test_corrupt_files_are_refused(b6c96_file, tmp_path):
+    data = gzip.decompress(b6c96_file.read_bytes())
     with pytest.raises(kb.ModelFormatError):
         kb.parse(data[: len(data) // 2], binary=True)
     with pytest.raises(kb.ModelFormatError, match="trailing"):

@@ -6,7 +6,6 @@ rules: the recorded score and result must be that GameState's.
 
 import json
 import math
-import os
 import random
 import shlex
 import shutil
@@ -29,17 +28,7 @@ from tournament.match import main
 from tournament.match_game import (MatchConfig, MatchError, game_result, parse_final_score,
                                    random_opening, read_opening_file)
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-FAKE = HERE / "fake_gtp_engine.py"
-GNUGO = "/usr/games/gnugo"
-GNUGO0 = f"{GNUGO} --mode gtp --level 0"
-needs_gnugo = pytest.mark.skipif(not os.path.exists(GNUGO),
-                                 reason="GNU Go not installed (apt-get install gnugo)")
-
-
-def fake(mode: str, n: int = 0) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode} {n}"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def load(out) -> dict:
@@ -174,11 +163,9 @@ BASE = ["--size", "7", "--komi", "7.5", "--max-moves", "50", "--no-progress"]
 
 
 @pytest.fixture(scope="module")
-def gnugo_match(tmp_path_factory):
-    if not os.path.exists(GNUGO):
-        pytest.skip("GNU Go not installed (apt-get install gnugo)")
+def gnugo_match(gnugo_level0, tmp_path_factory):
     out = tmp_path_factory.mktemp("m") / "match"
-    args = [GNUGO0, GNUGO0, "--games", "4", "--openings", "3", "--parallel", "2",
+    args = [gnugo_level0, gnugo_level0, "--games", "4", "--openings", "3", "--parallel", "2",
             "--rules", "chinese", "--out", str(out)] + BASE
     assert main(args) == 0
     return out, args
@@ -245,15 +232,14 @@ def run_pair(tmp_path, e1, e2, games, *extra):
     return load(out)["games"]
 
 
-@needs_gnugo
 @pytest.mark.parametrize("mode, reason, detail", [
     ("illegal", "illegal", "occupied"),
     ("garbage", "illegal", "unreadable"),
     ("crash", "crash", "exited"),
     ("resign", "resign", ""),
 ])
-def test_misbehaving_engine_loses(tmp_path, mode, reason, detail):
-    games = run_pair(tmp_path, fake(mode), GNUGO0, 2)
+def test_misbehaving_engine_loses(fake_engine, gnugo_level0, tmp_path, mode, reason, detail):
+    games = run_pair(tmp_path, fake_engine(mode), gnugo_level0, 2)
     for g in games:
         assert g["winner_engine"] == 2 and g["reason"] == reason and detail in g["detail"]
         loser = "B" if g["black"] == 1 else "W"
@@ -262,16 +248,16 @@ def test_misbehaving_engine_loses(tmp_path, mode, reason, detail):
         assert g["black_name" if loser == "B" else "white_name"] == f"Fake {mode}"
 
 
-def test_timeout_loses(tmp_path):
-    games = run_pair(tmp_path, fake("pass"), fake("hang"), 1, "--move-time", "0.2",
+def test_timeout_loses(fake_engine, tmp_path):
+    games = run_pair(tmp_path, fake_engine("pass"), fake_engine("hang"), 1, "--move-time", "0.2",
                      "--time-margin", "0.2")
     g = games[0]
     assert (g["reason"], g["winner_engine"], g["result"]) == ("timeout", 1, "B+T")
     assert g["moves"] == 1  # black passed, white hung on its first genmove
 
 
-def test_passes_end_and_score(tmp_path):
-    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1)[0]
+def test_passes_end_and_score(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 1)[0]
     assert (g["reason"], g["moves"], g["score"], g["result"]) == ("passes", 2, -7.5, "W+7.5")
     assert g["scorer"] == "chinese"
 
@@ -288,10 +274,10 @@ SELF_CAPTURE = ("A2,B1", "E5,A1")                  # white fills A1 with no libe
     ("tromp-taylor", SELF_CAPTURE, "W A1: superko"),
     ("new-zealand", SELF_CAPTURE, None),            # legal: the game goes on to two passes
 ])
-def test_moves_judged_by_the_match_rules(tmp_path, rules, script, why):
+def test_moves_judged_by_the_match_rules(fake_engine, tmp_path, rules, script, why):
     out = tmp_path / "out"
-    args = [fake("script", script[0]), fake("script", script[1]), "--games", "1", "--size", "5",
-            "--komi", "0.5", "--rules", rules, "--out", str(out), "--no-progress"]
+    args = [fake_engine("script", script[0]), fake_engine("script", script[1]), "--games", "1",
+            "--size", "5", "--komi", "0.5", "--rules", rules, "--out", str(out), "--no-progress"]
     assert main(args) == 0
     g = load(out)["games"][0]
     _, moves = sgf_moves(out / g["sgf"])
@@ -305,40 +291,40 @@ def test_moves_judged_by_the_match_rules(tmp_path, rules, script, why):
         assert g["score"] == 3 - 1 - 0.5                 # A1 is empty again: B A2 B1, W E5
 
 
-def test_rejected_move_and_void_opening(tmp_path):
-    g = run_pair(tmp_path, fake("picky"), fake("illegal"), 1)[0]
+def test_rejected_move_and_void_opening(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("picky"), fake_engine("illegal"), 1)[0]
     # engine 2 (white) plays a legal move that engine 1 refuses: the mover loses
     assert g["reason"] == "illegal" and g["winner_engine"] == 1
     assert "rejected by opponent" in g["detail"]
     shutil.rmtree(tmp_path / "out")
-    g = run_pair(tmp_path, fake("picky"), fake("pass"), 2, "--openings", "1")[0]
+    g = run_pair(tmp_path, fake_engine("picky"), fake_engine("pass"), 2, "--openings", "1")[0]
     assert (g["reason"], g["result"], g["winner_engine"]) == ("void", "Void", None)
     assert load(tmp_path / "out")["summary"]["void"] == 2
 
 
-@needs_gnugo
-def test_max_moves_and_referee(tmp_path):
-    games = run_pair(tmp_path, GNUGO0, GNUGO0, 1, "--max-moves", "6", "--referee",
-                     f"{GNUGO} --mode gtp --chinese-rules --level 0")
+def test_max_moves_and_referee(gnugo, gnugo_level0, tmp_path):
+    games = run_pair(tmp_path, gnugo_level0, gnugo_level0, 1, "--max-moves", "6", "--referee",
+                     f"{gnugo} --mode gtp --chinese-rules --level 0")
     g = games[0]
     assert (g["reason"], g["moves"], g["scorer"]) == ("max-moves", 6, "referee")
     # the same position scored by a separate GNU Go via loadsgf
     sgf_path = tmp_path / "out" / g["sgf"]
     gtp = f"loadsgf {sgf_path}\nfinal_score\nquit\n"
-    answer = subprocess.run([GNUGO, "--mode", "gtp", "--chinese-rules", "--level", "0"],
+    answer = subprocess.run([gnugo, "--mode", "gtp", "--chinese-rules", "--level", "0"],
                             input=gtp, capture_output=True, text=True, timeout=30).stdout
     assert f"= {g['result']}" in answer
 
 
-def test_referee_failure_falls_back(tmp_path):
-    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1, "--referee", fake("pass"))[0]
+def test_referee_failure_falls_back(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 1, "--referee",
+                 fake_engine("pass"))[0]
     assert g["scorer"] == "chinese" and "referee failed" in g["detail"]
     assert g["result"] == "W+7.5"
 
 
-def test_plot_or_message(tmp_path, capsys):
+def test_plot_or_message(fake_engine, tmp_path, capsys):
     png = tmp_path / "elo.png"
-    run_pair(tmp_path, fake("pass"), fake("resign"), 2, "--plot", str(png))
+    run_pair(tmp_path, fake_engine("pass"), fake_engine("resign"), 2, "--plot", str(png))
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -348,15 +334,15 @@ def test_plot_or_message(tmp_path, capsys):
         assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
+def test_unstartable_engine_or_broken_results_stop_the_match(fake_engine, tmp_path, capsys):
     out = tmp_path / "out"
     args = ["--games", "2", "--out", str(out)] + BASE
-    assert main(["/nonexistent/engine", fake("pass")] + args) == 2
+    assert main(["/nonexistent/engine", fake_engine("pass")] + args) == 2
     assert "cannot start" in capsys.readouterr().err
     (out / "match.json").write_text("{not json")
-    assert main([fake("pass"), fake("pass")] + args) == 2
+    assert main([fake_engine("pass"), fake_engine("pass")] + args) == 2
     assert "unreadable" in capsys.readouterr().err
-    assert main([fake("pass"), fake("pass"), "--rules", "no-such-rules"] + args) == 2
+    assert main([fake_engine("pass"), fake_engine("pass"), "--rules", "no-such-rules"] + args) == 2
     assert "unknown rules" in capsys.readouterr().err
 
 

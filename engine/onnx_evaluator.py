@@ -17,15 +17,19 @@ import numpy as np
 import onnxruntime as ort
 
 from engine.evaluator import Evaluation
-from engine.features import fill_features
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 
-KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
+KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
 PROVIDERS = {
     "cpu": "CPUExecutionProvider",
     "cuda": "CUDAExecutionProvider",
     "coreml": "CoreMLExecutionProvider",
     "dml": "DmlExecutionProvider",
 }
+GRAPH_OPTIMIZATION = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+                      "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                      "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                      "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
 KATAGO_V8_SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead", "vartime")
 DEFAULT_MULTIPLIERS = {"td_score": 20.0, "score_mean": 20.0, "score_stdev": 20.0, "lead": 20.0,
                        "variance_time": 40.0, "shortterm_value_error": 0.25,
@@ -36,13 +40,19 @@ class UnsupportedModelError(ValueError):
     """The model's declared feature set (or its inputs) is not one this engine can feed."""
 
 
-def session_options(threads: int = 1) -> ort.SessionOptions:
-    """Sequential execution on `threads` intra-op threads with all graph optimizations."""
+def session_options(threads: int = 1, optimization: str = "all", parallel: bool = False,
+                    spinning: bool = True) -> ort.SessionOptions:
+    """Execution on `threads` intra-op threads. The defaults are the engine's: sequential, all
+    graph optimizations, spinning threads; the others let bench/nn.py compare session settings
+    without importing onnxruntime itself."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.inter_op_num_threads = threads if parallel else 1
+    opts.execution_mode = (ort.ExecutionMode.ORT_PARALLEL if parallel
+                           else ort.ExecutionMode.ORT_SEQUENTIAL)
+    opts.graph_optimization_level = GRAPH_OPTIMIZATION[optimization]
+    if not spinning:
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return opts
 
 

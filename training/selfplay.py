@@ -52,7 +52,7 @@ from engine.positions import batch_row_from_game
 from engine.rollout import RolloutEvaluator, area_owner
 from engine.rules import rules_by_name
 from engine.search import SearchLimits
-from training.chunks import Rows, pack_spatial, read_manifest, write_chunk
+from training.chunks import TEACHER_KEYS, Rows, pack_spatial, read_manifest, write_chunk
 
 FEATURE_SET = "katago-v7"  # engine.features' encoding (a key of onnx_evaluator's known sets)
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands
@@ -151,10 +151,41 @@ class _Record:
     policy: list = field(default_factory=list)
     weight: list = field(default_factory=list)
     to_move: list = field(default_factory=list)
-    teacher: dict = field(default_factory=lambda: {k: [] for k in _TEACHER_FIELDS})
+    teacher: dict = field(default_factory=lambda: {k: [] for k in TEACHER_KEYS})
+
+    def add(self, spatial, glob, pi, full: bool, color: int, taught) -> None:
+        self.spatial.append(pack_spatial(spatial)[0])
+        self.global_in.append(glob[0].copy())
+        self.policy.append(pi.astype(np.float32))
+        self.weight.append(1.0 if full else 0.0)
+        self.to_move.append(color)
+        if taught is not None:
+            for name, array in zip(TEACHER_KEYS, (taught.policy, taught.wdl, taught.lead,
+                                                     taught.ownership)):
+                self.teacher[name].append(array[0])
 
 
-_TEACHER_FIELDS = ("teacher_policy", "teacher_value", "teacher_score", "teacher_ownership")
+class _Resignation:
+    """Who resigns, or in a game without resignation who would have: the first side whose
+    winrate stays below the threshold for `resign_consecutive` of its moves, late enough."""
+
+    def __init__(self, settings: SelfPlaySettings, area: int, allowed: bool):
+        self.threshold = settings.resign_threshold
+        self.consecutive = settings.resign_consecutive
+        self.first_move = settings.resign_min_move * area / REFERENCE_AREA
+        self.allowed = allowed
+        self.low = {BLACK: 0, WHITE: 0}
+        self.resigned = 0  # colour
+        self.would_resign = 0  # colour
+
+    def update(self, color: int, value: float, move_number: int) -> None:
+        """After `color` chose its move with `value` (its view, in [-1, 1])."""
+        self.low[color] = self.low[color] + 1 if (value + 1) / 2 < self.threshold else 0
+        if self.low[color] >= self.consecutive and move_number >= self.first_move:
+            if self.allowed:
+                self.resigned = color
+            elif not self.would_resign:
+                self.would_resign = color
 
 
 def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> GameResult:
@@ -174,18 +205,16 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
                     log=lambda msg: None)
     game = engine.game
     rng = np.random.default_rng(seed)
-    may_resign = settings.resign_threshold > 0 and rng.random() >= settings.resign_playout_share
+    resign = _Resignation(settings, area, settings.resign_threshold > 0
+                          and rng.random() >= settings.resign_playout_share)
     opening = round(settings.temperature_moves * area / REFERENCE_AREA)
-    resign_from = settings.resign_min_move * area / REFERENCE_AREA
     batch = PositionBatch(1, size, size, komi, rules)
     spatial = np.zeros((1, NUM_SPATIAL, size, size), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
     rec = _Record()
-    low_winrate = {1: 0, 2: 0}
-    resigned = would_resign = 0
     while not game.is_over() and len(game.moves) < MAX_MOVES_PER_POINT * area:
         color = game.to_move
-        recording = not resigned
+        recording = not resign.resigned  # after a resignation: fast searches to the end
         batch_row_from_game(batch, 0, game)
         batch.count = 1
         taught = None
@@ -194,36 +223,20 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
             if players.teacher is not None:
                 taught = _teacher_outputs(players.teacher, spatial, glob, batch)
         full = recording and (settings.budget(True) <= 1
-                                  or rng.random() < settings.full_search_prob)
+                              or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
         action, pi, value = _search_move(engine, evaluator, batch, taught, players, settings,
                                          full, sample, rng)
         if recording:
-            rec.spatial.append(pack_spatial(spatial)[0])
-            rec.global_in.append(glob[0].copy())
-            rec.policy.append(pi.astype(np.float32))
-            rec.weight.append(1.0 if full else 0.0)
-            rec.to_move.append(color)
-            if taught is not None:
-                rec.teacher["teacher_policy"].append(taught.policy[0])
-                rec.teacher["teacher_value"].append(taught.wdl[0])
-                rec.teacher["teacher_score"].append(taught.lead[0])
-                rec.teacher["teacher_ownership"].append(taught.ownership[0])
-            low_winrate[color] = low_winrate[color] + 1 if (value + 1) / 2 < \
-                settings.resign_threshold else 0
-            if low_winrate[color] >= settings.resign_consecutive and \
-                    len(game.moves) >= resign_from:
-                if may_resign:
-                    resigned = color
-                elif not would_resign:
-                    would_resign = color
+            rec.add(spatial, glob, pi, full, color, taught)
+            resign.update(color, value, len(game.moves))
         engine.play(color, point_from_action(action, size, size))
     black_score = float(game.score())
     own_black = np.zeros(area)
     area_owner(game.board, own_black)
     return GameResult(size, _rows(rec, size, black_score, own_black), engine.moves,
-                      black_score, resigned, would_resign, time.monotonic() - started,
-                      time.process_time() - cpu_started)
+                      black_score, resign.resigned, resign.would_resign,
+                      time.monotonic() - started, time.process_time() - cpu_started)
 
 
 def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
@@ -234,26 +247,37 @@ def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
 
 def _search_move(engine, evaluator, batch, taught, players, settings, full, sample, rng):
     """(action, policy target over all actions, mover's value in [-1, 1]) of one move."""
-    game = engine.game
-    color = game.to_move
     visits = settings.budget(full)
     if visits <= 1:
-        if taught is not None and players.net is None:
-            policy = taught.policy[0].astype(np.float64)
-            value = float(taught.wdl[0, 0] - taught.wdl[0, 1])
-        else:
-            ev = evaluator.evaluate(batch)
-            policy, value = np.asarray(ev.policy[0], np.float64), float(ev.value[0])
-        return _pick(policy, sample, rng), policy / policy.sum(), value
+        return _raw_policy_move(evaluator, batch, taught if players.net is None else None,
+                                sample, rng)
     if settings.gumbel:
-        res = gumbel_search(engine.search, game, color, settings.gumbel_k, visits, rng)
+        res = gumbel_search(engine.search, engine.game, engine.to_move, settings.gumbel_k,
+                            visits, rng)
         return res.action, res.policy, res.value
-    noise = settings.noise_weight if full else 0.0
-    engine.search.run(game, color, SearchLimits(visits=visits), noise_weight=noise,
-                      noise_alpha_scale=settings.noise_alpha_scale)
+    return _puct_move(engine, visits, settings.noise_weight if full else 0.0,
+                      settings.noise_alpha_scale, sample, rng)
+
+
+def _raw_policy_move(evaluator, batch, taught, sample, rng):
+    """No search: the player's policy (the teacher's outputs when it is the player)."""
+    if taught is not None:
+        policy = taught.policy[0].astype(np.float64)
+        value = float(taught.wdl[0, 0] - taught.wdl[0, 1])
+    else:
+        ev = evaluator.evaluate(batch)
+        policy, value = np.asarray(ev.policy[0], np.float64), float(ev.value[0])
+    return _pick(policy, sample, rng), policy / policy.sum(), value
+
+
+def _puct_move(engine, visits, noise, alpha_scale, sample, rng):
+    """PUCT search (tree reuse, root noise): visit counts are the target; the move is drawn
+    from them (temperature 1) or the most visited."""
+    engine.search.run(engine.game, engine.to_move, SearchLimits(visits=visits),
+                      noise_weight=noise, noise_alpha_scale=alpha_scale)
     stats = engine.search.root_stats()
     counts = stats.visits.astype(np.float64)
-    pi = np.zeros(len(batch.legal[0]))
+    pi = np.zeros(engine.size[0] * engine.size[1] + 1)
     if counts.sum() > 0:
         pi[stats.actions] = counts
         j = int(np.argmax(counts + 1e-6 * stats.value)) if not sample else \

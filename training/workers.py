@@ -54,10 +54,10 @@ def _on_ray(specs, net, teacher, settings, workers, ray_address) -> Iterable[Gam
     started_here = not ray.is_initialized()
     if started_here:
         if ray_address is None:
-            ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING,
+            ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.ERROR,
                      log_to_driver=False, configure_logging=True)
         else:
-            ray.init(address=ray_address, logging_level=logging.WARNING, log_to_driver=False)
+            ray.init(address=ray_address, logging_level=logging.ERROR, log_to_driver=False)
     try:
         actor = ray.remote(num_cpus=1)(GameWorker)
         pool = ActorPool([actor.remote(net, teacher, settings) for _ in range(workers)])

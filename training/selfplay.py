@@ -504,8 +504,14 @@ def main(argv=None) -> int:
     todo = max(args.games - have, 0)
     print(f"selfplay: {have} {source} games in {args.out}, playing {todo} more", file=sys.stderr)
     started = time.monotonic()
-    entries = generate(args.out, args.net, args.teacher, todo, sizes, settings, args.workers,
-                       args.ray_address, args.seed, args.chunk_rows, progress=True)
+    try:
+        entries = generate(args.out, args.net, args.teacher, todo, sizes, settings,
+                           args.workers, args.ray_address, args.seed, args.chunk_rows,
+                           progress=True)
+    except KeyboardInterrupt:
+        print(f"selfplay: interrupted; finished games are in {args.out} (rerun to go on)",
+              file=sys.stderr)
+        return 130
     if entries:
         print(summary(entries, time.monotonic() - started, args.workers), file=sys.stderr)
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,7 @@ def session_options(threads: int = 1, optimization: str = "all", parallel: bool 
     opts.graph_optimization_level = GRAPH_OPTIMIZATION[optimization]
     if not spinning:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
     return opts
 
 
@@ -207,20 +209,34 @@ def undo_symmetry_outputs(raw: dict, sym: int) -> dict:
     return out
 
 
-def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
-                  optimism: float = 0.0) -> Evaluation:
-    """The search's Evaluation from raw outputs in board orientation: value = win - loss,
-    score = lead in points, ownership flattened; all for the side to move."""
+@dataclass
+class NetOutputs:
+    """A network's post-processed outputs per row, side to move's view (what a teacher gives)."""
+    policy: np.ndarray  # [N, H*W+1] probabilities over the legal actions, pass last
+    wdl: np.ndarray  # [N, 3] (win, loss, no-result) probabilities
+    lead: np.ndarray  # [N] score lead in points
+    ownership: np.ndarray  # [N, H*W] in [-1, 1], +1 = the side to move owns the point
+
+
+def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
+                optimism: float = 0.0) -> NetOutputs:
+    """NetOutputs from raw outputs in board orientation."""
     logits = raw["policy"]
     if optimism and "policy_optimistic" in raw:
         logits = mix_optimism(logits, raw["policy_optimistic"], optimism)
     probs = wdl(raw["value"], allow_no_result)
     stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
-    n = probs.shape[0]
-    return Evaluation(policy_probs(logits, legal),
-                      (probs[:, 0] - probs[:, 1]).astype(np.float32),
-                      stats["lead"].astype(np.float32),
-                      ownership(raw["ownership"]).reshape(n, -1).astype(np.float32))
+    return NetOutputs(policy_probs(logits, legal), probs, stats["lead"],
+                      ownership(raw["ownership"]).reshape(probs.shape[0], -1))
+
+
+def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
+                  optimism: float = 0.0) -> Evaluation:
+    """The search's Evaluation from raw outputs in board orientation: value = win - loss,
+    score = lead in points, ownership flattened; all for the side to move."""
+    out = net_outputs(raw, legal, model, allow_no_result, optimism)
+    return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
+                      out.lead.astype(np.float32), out.ownership.astype(np.float32))
 
 
 class OnnxEvaluator:
@@ -242,6 +258,19 @@ class OnnxEvaluator:
         return self._buffers[key]
 
     def evaluate(self, batch) -> Evaluation:
+        raw = self._raw(batch)
+        return to_evaluation(raw, batch.legal[:batch.count], self.model,
+                             no_result_possible(batch.rules))
+
+    def outputs(self, batch) -> NetOutputs:
+        """All post-processed outputs (policy, WDL, lead, ownership) of the batch's rows."""
+        raw = self._raw(batch)
+        return net_outputs(raw, batch.legal[:batch.count], self.model,
+                           no_result_possible(batch.rules))
+
+    def _raw(self, batch) -> dict:
+        """Raw outputs in board orientation for rows 0..count-1 (features, one run, symmetries
+        undone)."""
         n = batch.count
         if self.symmetry is not None:
             syms = np.full(n, self.symmetry, dtype=np.int64)
@@ -258,4 +287,4 @@ class OnnxEvaluator:
                 undone = undo_symmetry_outputs({k: v[rows] for k, v in raw.items()}, int(s))
                 for k, v in undone.items():
                     raw[k][rows] = v
-        return to_evaluation(raw, batch.legal[:n], self.model, no_result_possible(batch.rules))
+        return raw

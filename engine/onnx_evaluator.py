@@ -18,14 +18,9 @@ import onnxruntime as ort
 
 from engine.evaluator import Evaluation
 from engine.features import fill_features
+from engine.onnx_options import PROVIDERS
 
 KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
-PROVIDERS = {
-    "cpu": "CPUExecutionProvider",
-    "cuda": "CUDAExecutionProvider",
-    "coreml": "CoreMLExecutionProvider",
-    "dml": "DmlExecutionProvider",
-}
 KATAGO_V8_SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead", "vartime")
 DEFAULT_MULTIPLIERS = {"td_score": 20.0, "score_mean": 20.0, "score_stdev": 20.0, "lead": 20.0,
                        "variance_time": 40.0, "shortterm_value_error": 0.25,

@@ -5,6 +5,7 @@ import numpy as np
 from engine import board as B
 from engine.constants import BLACK, EMPTY, NULL_POINT, WHITE
 from engine.coords import point_from_xy
+from tests.chains import chain_liberties, chain_size
 from tests.reference_rules import RefBoard
 
 STONE_CHARS = {"X": BLACK, "O": WHITE, ".": EMPTY, "+": EMPTY}
@@ -91,9 +92,9 @@ def assert_board_matches(b, ref):
                 if s == head:
                     break
             assert s == head and ring == pts, f"chain ring at {(x, y)}"
-            assert B.chain_size(b, p) == len(pts), f"size at {(x, y)}"
-            assert B.chain_liberties(b, p) == libs, \
-                f"liberties at {(x, y)}: engine {B.chain_liberties(b, p)} reference {libs}"
+            assert chain_size(b, p) == len(pts), f"size at {(x, y)}"
+            assert chain_liberties(b, p) == libs, \
+                f"liberties at {(x, y)}: engine {chain_liberties(b, p)} reference {libs}"
     n = int(b[B.ROW_HEADER, B.H_NUM_EMPTY])
     listed = [int(v) for v in b[B.ROW_EMPTY, :n]]
     assert sorted(listed) == sorted(empties), "empty-point list"

@@ -3,6 +3,7 @@
 import pytest
 
 import run_engine
+from engine.config import EngineConfig
 from engine.evaluator import UniformEvaluator
 from engine.rollout import RolloutEvaluator
 
@@ -10,17 +11,18 @@ from engine.rollout import RolloutEvaluator
 def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
     monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
     args = run_engine.parse_flags([])
-    assert (args.evaluator, args.time, args.batch) == ("rollout", 1.0, 8)
-    assert isinstance(run_engine.build_evaluator(args), RolloutEvaluator)
     cfg = run_engine.engine_config(args)
-    assert cfg.seconds == 1.0 and cfg.visits == 0 and cfg.use_lcb
+    assert (args.evaluator, cfg.time_per_move, cfg.search.batch_size) == ("rollout", 1.0, 8)
+    assert isinstance(run_engine.build_evaluator(args), RolloutEvaluator)
+    assert cfg.time_per_move == 1.0 and cfg.visits == 0 and cfg.use_lcb
 
 
 def test_visit_limit_drops_the_default_time_limit():
     args = run_engine.parse_flags(["--visits", "100", "--evaluator", "uniform", "--no-lcb"])
     cfg = run_engine.engine_config(args)
-    assert (cfg.visits, cfg.seconds, cfg.use_lcb) == (100, 0.0, False)
+    assert (cfg.visits, cfg.time_per_move, cfg.use_lcb) == (100, 0.0, False)
     assert isinstance(run_engine.build_evaluator(args), UniformEvaluator)
+    assert cfg.move_limits() == EngineConfig(visits=100).move_limits()  # the flag = the field
 
 
 def test_config_file_is_overridden_by_the_command_line(tmp_path):

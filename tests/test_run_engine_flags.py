@@ -5,6 +5,7 @@ import pytest
 import run_engine
 from engine.config import EngineConfig
 from engine.evaluator import UniformEvaluator
+from engine.onnx_options import PROVIDERS, is_onnx_file
 from engine.rollout import RolloutEvaluator
 
 
@@ -41,3 +42,12 @@ def test_bad_config_line_and_onnx_without_model_are_refused(tmp_path, monkeypatc
         run_engine.parse_flags(["--config", str(cfg)])
     with pytest.raises(SystemExit):
         run_engine.parse_flags(["--evaluator", "onnx"])
+
+
+def test_provider_choices_and_onnx_suffix_come_from_the_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    for name in PROVIDERS:
+        assert run_engine.parse_flags(["--provider", name]).provider == name
+    with pytest.raises(SystemExit):
+        run_engine.parse_flags(["--provider", "tpu"])
+    assert is_onnx_file("nets/b6.ONNX") and not is_onnx_file("nets/b6.bin.gz")

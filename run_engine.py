@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from engine.config import EVALUATOR_KINDS
+from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
 from engine.onnx_options import PROVIDERS, is_onnx_file
 
 SHIPPED_MODEL = Path(__file__).resolve().parent / "weights" / "default.onnx"
@@ -104,9 +104,7 @@ def build_evaluator(args: argparse.Namespace):
 
 
 def engine_config(args: argparse.Namespace):
-    """The EngineConfig of the flags (its defaults, resolved in engine/config.py, fill the
-    rest)."""
-    from engine.config import EngineConfig, SearchConfig
+    """The EngineConfig the flags ask for (engine/config.py resolves what they leave unset)."""
     return EngineConfig(search=SearchConfig.for_evaluator(args.evaluator, args.batch),
                         visits=args.visits, playouts=args.playouts, seconds=args.time,
                         seed=args.seed, resign_threshold=args.resign_threshold,

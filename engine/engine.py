@@ -293,8 +293,7 @@ class Engine:
         return point
 
     def _limits(self, color: int) -> SearchLimits:
-        """The search limits of a genmove now (EngineConfig.move_limits with the clock's
-        budget)."""
+        """The search limits of a genmove now: the config's, with the clock's budget."""
         cfg = self.config
         g = self.game
         sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves

@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
+from engine.onnx_options import PROVIDERS, is_onnx_file
 
 SHIPPED_MODEL = Path(__file__).resolve().parent / "weights" / "default.onnx"
 
@@ -46,9 +48,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                     help="ruleset preset: chinese, japanese, tromp-taylor, aga, ... "
                          "(default chinese)")
     ap.add_argument("--model", help="network: .onnx, or a KataGo .bin.gz (converted once, cached)")
-    ap.add_argument("--provider", default="cpu", choices=["cpu", "cuda", "coreml", "dml"],
+    ap.add_argument("--provider", default="cpu", choices=list(PROVIDERS),
                     help="onnxruntime execution provider (default cpu)")
-    ap.add_argument("--evaluator", choices=["onnx", "rollout", "uniform"],
+    ap.add_argument("--evaluator", choices=EVALUATOR_KINDS,
                     help="leaf evaluator (default: onnx with a network, else rollout)")
     ap.add_argument("--visits", type=int, default=0, help="root visits per move (0 = no limit)")
     ap.add_argument("--playouts", type=int, default=0,
@@ -81,10 +83,6 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         args.evaluator = "onnx" if args.model else "rollout"
     if args.evaluator == "onnx" and not args.model:
         ap.error("--evaluator onnx needs --model")
-    if args.time is None:
-        args.time = 0.0 if args.visits or args.playouts else 1.0
-    if args.batch is None:
-        args.batch = 16 if args.evaluator == "onnx" else 8
     return args
 
 
@@ -93,7 +91,7 @@ def build_evaluator(args: argparse.Namespace):
     if args.evaluator == "onnx":
         from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
         path = Path(args.model)
-        if path.suffix != ".onnx":
+        if not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
         return OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
@@ -106,12 +104,11 @@ def build_evaluator(args: argparse.Namespace):
 
 
 def engine_config(args: argparse.Namespace):
-    from engine.config import EngineConfig, SearchConfig
-    search = SearchConfig(batch_size=args.batch,
-                          cache_size=16384 if args.evaluator == "onnx" else 0)
-    return EngineConfig(search=search, visits=args.visits, playouts=args.playouts,
-                        seconds=args.time, seed=args.seed,
-                        resign_threshold=args.resign_threshold, use_lcb=args.lcb)
+    """The EngineConfig the flags ask for (engine/config.py resolves what they leave unset)."""
+    return EngineConfig(search=SearchConfig.for_evaluator(args.evaluator, args.batch),
+                        visits=args.visits, playouts=args.playouts, seconds=args.time,
+                        seed=args.seed, resign_threshold=args.resign_threshold,
+                        use_lcb=args.lcb)
 
 
 def build_engine(args: argparse.Namespace):
@@ -122,7 +119,7 @@ def build_engine(args: argparse.Namespace):
         rules = rules_by_name(args.rules)
     except KeyError:
         raise ValueError(f"unknown --rules {args.rules!r}") from None
-    engine = Engine(args.boardsize, args.boardsize, args.komi, rules, seed=args.seed,
+    engine = Engine(args.boardsize, args.boardsize, args.komi, rules,
                     evaluator=build_evaluator(args), config=engine_config(args))
     engine.warm_up()
     return engine

@@ -14,9 +14,8 @@ import time
 import numpy as np
 
 from bench.runner import KATAGO_REFERENCE
-from engine import board as B
 from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
+from engine.coords import parse_vertex, point_from_action
 from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
@@ -46,7 +45,7 @@ def random_games(size, count, rng):
             legal = np.flatnonzero(g.legal_mask(g.to_move)[:-1])
             if len(legal) == 0:
                 break
-            g.play(g.to_move, B.point_of_action(g.board, int(rng.choice(legal))))
+            g.play(g.to_move, point_from_action(int(rng.choice(legal)), g.width, g.height))
         games.append(g)
     return games
 

@@ -11,6 +11,7 @@ from numba import njit
 
 from engine import board as B
 from engine.constants import BLACK, EMPTY, WHITE
+from engine.coords import point_from_xy
 
 
 @njit(cache=True)
@@ -49,7 +50,7 @@ def _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result):
     any_pla = False
     for y in range(h):
         for x in range(w):
-            p0 = (y + 1) * stride + x + 1
+            p0 = point_from_xy(x, y, w)
             if region_of[p0] >= 0:
                 continue
             if col[p0] != EMPTY:

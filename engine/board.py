@@ -5,21 +5,29 @@ hash, prisoners); the other rows are per-point arrays over a padded 1-D layout:
 
     point p = (y + 1) * stride + (x + 1),   stride = W + 1,   0 <= x < W, 0 <= y < H (y = 0 top)
 
-so the four neighbours of p are p - stride, p - 1, p + 1, p + stride and the padding holds WALL.
-One array per board makes copying into scratch boards a single slice assignment and lets a batch
-of boards be one 3-D array. Chains are circular linked lists (ROW_NEXT) with a head per stone
-(ROW_HEAD); the exact liberty count and size live at the head, so liberties are O(1) to read.
-ROW_NBR packs how many empty, black and white neighbours each point has, so the common cases
-of the legality and eye tests (an empty neighbour; all neighbours own) are one load.
+(engine/coords.py computes it), so the four neighbours of p are p - stride, p - 1, p + 1,
+p + stride and the padding holds WALL. One array per board makes copying into scratch boards a
+single slice assignment and lets a batch of boards be one 3-D array. Chains are circular linked
+lists (ROW_NEXT) with a head per stone (ROW_HEAD); the exact liberty count and size live at the
+head, so liberties are O(1) to read. ROW_NBR packs how many empty, black and white neighbours
+each point has, so the common cases of the legality and eye tests (an empty neighbour; all
+neighbours own) are one load.
 
 Moves are points; PASS_POINT and NULL_POINT sit inside the top wall row (never -1: numba wraps
-negative indices). Actions are network indices: a = y * W + x, pass = W * H.
+negative indices). Conversions between points, (x, y) and network actions are engine/coords.py's,
+registered here so that every kernel can call them.
 """
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
+from engine import coords
 from engine.constants import BLACK, EMPTY, MAX_SIZE, NULL_POINT, PASS_POINT, WALL, WHITE
+from engine.coords import action_from_xy, point_from_xy
+
+for _helper in coords.JITABLE:
+    register_jitable(_helper)
 
 ROW_HEADER = 0
 ROW_COLOR = 1
@@ -71,13 +79,12 @@ def num_points(width, height):
 @njit(cache=True)
 def new_board(width, height):
     """An empty W x H board."""
-    stride = width + 1
     b = np.zeros((NUM_ROWS, num_points(width, height)), dtype=np.int64)
     b[ROW_COLOR, :] = WALL
     k = 0
     for y in range(height):
         for x in range(width):
-            p = (y + 1) * stride + x + 1
+            p = point_from_xy(x, y, width)
             b[ROW_COLOR, p] = EMPTY
             b[ROW_EMPTY, k] = p
             b[ROW_EMPTY_POS, p] = k
@@ -85,7 +92,7 @@ def new_board(width, height):
             k += 1
     b[ROW_HEADER, H_WIDTH] = width
     b[ROW_HEADER, H_HEIGHT] = height
-    b[ROW_HEADER, H_STRIDE] = stride
+    b[ROW_HEADER, H_STRIDE] = width + 1
     b[ROW_HEADER, H_KO_POINT] = NULL_POINT
     b[ROW_HEADER, H_NUM_EMPTY] = k
     return b
@@ -95,37 +102,6 @@ def new_board(width, height):
 def copy_board(dst, src):
     """Copy src into the preallocated dst of the same shape (no allocation)."""
     dst[:, :] = src[:, :]
-
-
-@njit(cache=True)
-def point_of_action(b, a):
-    """Network action index -> point (pass action -> PASS_POINT)."""
-    w = b[ROW_HEADER, H_WIDTH]
-    if a >= w * b[ROW_HEADER, H_HEIGHT]:
-        return PASS_POINT
-    return (a // w + 1) * b[ROW_HEADER, H_STRIDE] + a % w + 1
-
-
-@njit(cache=True)
-def action_of_point(b, p):
-    """Point -> network action index (PASS_POINT -> W * H)."""
-    w = b[ROW_HEADER, H_WIDTH]
-    if p == PASS_POINT:
-        return w * b[ROW_HEADER, H_HEIGHT]
-    stride = b[ROW_HEADER, H_STRIDE]
-    return (p // stride - 1) * w + p % stride - 1
-
-
-@njit(cache=True)
-def chain_liberties(b, p):
-    """Liberty count of the chain through stone p."""
-    return b[ROW_LIBS, b[ROW_HEAD, p]]
-
-
-@njit(cache=True)
-def chain_size(b, p):
-    """Stone count of the chain through stone p."""
-    return b[ROW_SIZE, b[ROW_HEAD, p]]
 
 
 @njit(cache=True)
@@ -376,10 +352,10 @@ def legal_mask(b, color, allow_suicide, out):
     """Fill out[a] (bool, length W*H + 1, pass last) with the legal actions of colour."""
     w = b[ROW_HEADER, H_WIDTH]
     h = b[ROW_HEADER, H_HEIGHT]
-    stride = b[ROW_HEADER, H_STRIDE]
     for y in range(h):
         for x in range(w):
-            out[y * w + x] = is_legal(b, (y + 1) * stride + x + 1, color, allow_suicide)
+            legal = is_legal(b, point_from_xy(x, y, w), color, allow_suicide)
+            out[action_from_xy(x, y, w)] = legal
     out[w * h] = True
 
 

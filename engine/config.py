@@ -1,10 +1,55 @@
-"""Search and engine settings as frozen dataclasses (one comment per field).
+"""Search and engine settings as frozen dataclasses (one comment per field), and their defaults.
 
-Objects receive these through their constructors; nothing reads a global config. run_engine.py
-maps its flags onto these fields (see the table in `EngineConfig`'s docstring).
+Objects receive these through their constructors; nothing reads a global config. Every default
+that depends on other settings (time per move, limits, batch size per evaluator) is resolved
+here, so `EngineConfig(visits=100)` from Python means what `--visits 100` means on the command
+line. run_engine.py maps its flags onto these fields (see the table in `EngineConfig`'s
+docstring). Importing this module loads nothing heavy (the GTP front-end reads the choices).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import IntEnum, auto
+
+EVALUATOR_KINDS = ("onnx", "rollout", "uniform")  # leaf evaluators run_engine can build
+DEFAULT_SECONDS = 1.0  # time per move when nothing else limits a move
+
+
+class _Index(IntEnum):
+    """Members number themselves 0, 1, 2, ... in the order they are written."""
+
+    @staticmethod
+    def _generate_next_value_(name, start, count, last_values):
+        return count
+
+
+class FloatParam(_Index):
+    """Entries of the float64 parameter vector of the search kernels (engine/search.py).
+
+    SearchConfig.kernel_params fills entry `name` from the SearchConfig field of that name or
+    from a per-search value; adding a parameter means adding a member here.
+    """
+    c_puct = auto()
+    c_puct_log = auto()
+    c_puct_base = auto()
+    fpu_reduction = auto()
+    root_fpu_reduction = auto()  # per search: 0 when Dirichlet noise is on
+    ucb1_c = auto()
+    komi = auto()  # per search: the effective komi (handicap bonus included)
+    static_score_utility = auto()
+    dynamic_score_utility = auto()
+    score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
+    sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
+
+
+class IntParam(_Index):
+    """Entries of the int64 parameter vector of the search kernels (as FloatParam; flags 0/1)."""
+    batch_size = auto()
+    virtual_loss = auto()
+    ucb1 = auto()  # per search: UCB1 selection (configured, or the evaluator has no priors)
+    suicide = auto()  # per search: the rules allow suicide
+    max_collisions = auto()  # at least 1
+    max_depth = auto()  # per search: deepest path recorded (engine.tree.max_depth_for)
+    history = auto()  # per search: the evaluator reads history boards
 
 
 @dataclass(frozen=True)
@@ -26,6 +71,29 @@ class SearchConfig:
     cache_size: int = 0  # NN result cache entries keyed by position (0 = off); for slow nets
     max_collisions: int = 4  # per batch: give up filling the batch after this many collisions
 
+    @classmethod
+    def for_evaluator(cls, kind: str, batch_size: int | None = None) -> "SearchConfig":
+        """Defaults for a leaf evaluator kind (EVALUATOR_KINDS): a network evaluates bigger
+        batches faster and caches its slow results; playouts want small batches."""
+        if kind not in EVALUATOR_KINDS:
+            raise ValueError(f"unknown evaluator {kind!r} "
+                             f"(choose from {', '.join(EVALUATOR_KINDS)})")
+        network = kind == "onnx"
+        default_batch = 16 if network else 8
+        return cls(batch_size=default_batch if batch_size is None else batch_size,
+                   cache_size=16384 if network else 0)
+
+    def kernel_params(self, **per_search) -> tuple[list[float], list[int]]:
+        """Values of the kernels' float and int parameter vectors, in FloatParam / IntParam
+        order: the field of the same name, or the per-search value given by keyword."""
+        unknown = per_search.keys() - FloatParam.__members__.keys() - IntParam.__members__.keys()
+        if unknown:
+            raise ValueError(f"not kernel parameters: {', '.join(sorted(unknown))}")
+        values = {f.name: getattr(self, f.name) for f in fields(self)} | per_search
+        values["max_collisions"] = max(values["max_collisions"], 1)
+        return ([float(values[p.name]) for p in FloatParam],
+                [int(values[p.name]) for p in IntParam])
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -38,8 +106,9 @@ class EngineConfig:
     search: SearchConfig = field(default_factory=SearchConfig)
     visits: int = 0  # stop when the root has this many visits, reused ones included (0 = none)
     playouts: int = 0  # stop after this many new evaluations in this search (0 = none)
-    seconds: float = 1.0  # time per move when no clock is set (0 = none)
-    fallback_visits: int = 800  # limit used when visits, playouts and seconds are all 0
+    seconds: float | None = None  # time per move when no clock is set; None = DEFAULT_SECONDS
+    #                               unless visits or playouts is set, 0 = no time limit
+    fallback_visits: int = 800  # visit limit when nothing else limits a move
     early_stop: bool = True  # stop when no other move can overtake the most visited one
     max_seconds: float = 600.0  # hard cap per genmove whatever the clock says
     lag_buffer: float = 0.5  # seconds kept back per move for GTP/network lag
@@ -57,3 +126,20 @@ class EngineConfig:
     temperature_moves: int = 30  # moves played with that temperature, then T -> 0
     report_reuse: bool = True  # log reused visits to stderr after tree reuse
     seed: int = 0  # seed of every random choice (noise, sampling, rollouts, symmetries)
+
+    @property
+    def time_per_move(self) -> float:
+        """Seconds per move without a clock (0 = no time limit): `seconds` resolved."""
+        if self.seconds is None:
+            return 0.0 if self.visits or self.playouts else DEFAULT_SECONDS
+        return self.seconds
+
+    def move_limits(self, clock_budget: float | None = None) -> tuple[int, int, float]:
+        """(visits, playouts, seconds) for one move, 0 = not limited; `clock_budget` is what
+        the game clock allows (None without a clock). Something always limits the move."""
+        seconds = self.time_per_move if clock_budget is None else clock_budget
+        seconds = min(seconds, self.max_seconds)
+        visits = self.visits
+        if not (visits or self.playouts or seconds):
+            visits = self.fallback_visits
+        return visits, self.playouts, seconds

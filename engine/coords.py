@@ -1,8 +1,13 @@
-"""The one place that converts between GTP vertices, board points and network actions.
+"""The one place that converts between GTP vertices, board points, (x, y) and network actions.
 
 vertex: GTP text, column letter A-Z without I, row 1 at the bottom ("D4", "pass").
-point:  index in the padded board array (see engine/board.py).
-action: network index y * W + x with y = 0 the top row; pass = W * H.
+point:  index in the padded board array (see engine/board.py): (y + 1) * (W + 1) + x + 1.
+xy:     column x from the left, row y from the top (0-based).
+action: network index y * W + x; pass = W * H.
+
+The numeric helpers are plain Python, and engine/board.py registers them with numba
+(`register_jitable`), so kernels call these same functions. This module itself imports no
+numba: the GTP front-end uses it and must answer before numba (a third of a second) is loaded.
 """
 
 from engine.constants import PASS_POINT
@@ -19,6 +24,36 @@ def xy_from_point(point: int, width: int) -> tuple[int, int]:
     """(x, y) of an on-board point (y = 0 top)."""
     stride = width + 1
     return point % stride - 1, point // stride - 1
+
+
+def action_from_xy(x: int, y: int, width: int) -> int:
+    """Network action of column x, row y (y = 0 top)."""
+    return y * width + x
+
+
+def action_from_point(point: int, width: int, height: int) -> int:
+    """Network action of a point (pass -> W * H)."""
+    if point == PASS_POINT:
+        return width * height
+    x, y = xy_from_point(point, width)
+    return action_from_xy(x, y, width)
+
+
+def point_from_action(action: int, width: int, height: int) -> int:
+    """Point of a network action (W * H -> PASS_POINT)."""
+    if action == width * height:
+        return PASS_POINT
+    return point_from_xy(action % width, action // width, width)
+
+
+def neighbours(point: int, width: int) -> tuple[int, int, int, int]:
+    """The four orthogonal neighbours of a point (off-board ones are wall points)."""
+    stride = width + 1
+    return point - stride, point - 1, point + 1, point + stride
+
+
+JITABLE = (point_from_xy, xy_from_point, action_from_xy, action_from_point, point_from_action)
+# ^ the helpers numba kernels call (engine/board.py registers them)
 
 
 def parse_vertex(text: str, width: int, height: int) -> int | None:
@@ -41,18 +76,3 @@ def format_vertex(point: int, width: int, height: int) -> str:
         return "pass"
     x, y = xy_from_point(point, width)
     return f"{COLUMNS[x]}{height - y}"
-
-
-def action_from_point(point: int, width: int, height: int) -> int:
-    """Network action of a point (pass -> W * H)."""
-    if point == PASS_POINT:
-        return width * height
-    x, y = xy_from_point(point, width)
-    return y * width + x
-
-
-def point_from_action(action: int, width: int, height: int) -> int:
-    """Point of a network action."""
-    if action == width * height:
-        return PASS_POINT
-    return point_from_xy(action % width, action // width, width)

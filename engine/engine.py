@@ -14,17 +14,17 @@ from typing import Callable
 import numpy as np
 
 from engine import board as B
-from engine import timecontrol
 from engine.config import EngineConfig
 from engine.constants import BLACK, EMPTY, WHITE
-from engine.coords import action_from_point, point_from_action
-from engine.evaluator import PositionBatch
+from engine.coords import action_from_point, neighbours, point_from_action
+from engine.dead_stones import DeadStones, black_ownership
 from engine.free_handicap import free_handicap_points
 from engine.game import GameState
-from engine.positions import batch_row_from_game
-from engine.rollout import RolloutEvaluator, rollout_batch
+from engine.positions import position_batch
+from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
 from engine.search import RootStats, Search, SearchLimits
+from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
 
@@ -51,18 +51,6 @@ class AnalysisSnapshot:
     ownership: np.ndarray | None = None  # [W*H] row-major from the top-left, side to move's view
 
 
-@dataclass
-class TimeSettings:
-    """The clock as GTP told it (seconds); main_time < 0 means no time limit."""
-    main_time: float = -1.0
-    byo_time: float = 0.0
-    byo_stones: int = 0
-    byo_periods: int = 0  # >0 for Japanese byo-yomi (kgs-time_settings byoyomi)
-    increment: float = 0.0  # >0 for Fischer: seconds added after every move
-    main_time_cap: float = -1.0  # fischer-capped: the clock never exceeds this (<0 = no cap)
-    max_per_move: float = -1.0  # fischer-capped: longest time one move may take (<0 = none)
-
-
 @dataclass(frozen=True)
 class GameRecord:
     """Enough of a game to rebuild it exactly (used to undo a failed loadsgf)."""
@@ -76,27 +64,22 @@ class GameRecord:
 
 
 class Engine:
-    """Game record + tree search. Construct with an evaluator (default: random playouts)."""
-
-    DEAD_OWNERSHIP = 0.3  # a stone is dead when the other colour owns its point at least this
-    DEAD_PLAYOUTS = 256  # playouts for dead-stone ownership when the evaluator gives none
+    """Game record + tree search. Construct with an evaluator (default: random playouts);
+    every random choice follows `config.seed`."""
 
     def __init__(self, width: int = 19, height: int = 19, komi: float = 7.5,
-                 rules: Rules = PRESETS["chinese"], seed: int | None = None,
-                 evaluator=None, config: EngineConfig | None = None, log=None):
+                 rules: Rules = PRESETS["chinese"], evaluator=None,
+                 config: EngineConfig | None = None, log=None):
         self.config = config if config is not None else EngineConfig()
-        if seed is None:
-            seed = self.config.seed
         self.game = GameState(width, height, komi, rules)
-        self.time = TimeSettings()
-        self.time_left: dict[int, tuple[float, int]] = {}
-        self._rng = np.random.default_rng(seed)
+        self.clock = Clock()
+        self._rng = np.random.default_rng(self.config.seed)
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
-        self.search = Search(self.evaluator, self.config.search, seed, self.log)
+        self.search = Search(self.evaluator, self.config.search, self.config.seed, self.log)
         self._low_winrate_moves = {BLACK: 0, WHITE: 0}
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
-        self._dead_cache: tuple[tuple, list[int]] | None = None
+        self._dead = DeadStones()
 
     # ---- reading the game (copies: changing them changes nothing) --------------------------
     @property
@@ -131,6 +114,16 @@ class Engine:
         if self._setup is None:
             return None
         return list(self._setup[0]), list(self._setup[1]), self._setup[2]
+
+    @property
+    def time(self) -> TimeSettings:
+        """The clock settings GTP gave (main_time < 0: untimed)."""
+        return self.clock.settings
+
+    @property
+    def time_left(self) -> dict[int, tuple[float, int]]:
+        """(seconds, stones) left per colour, as reported or as our bookkeeping has it."""
+        return self.clock.left
 
     def prisoners(self, color: int) -> int:
         """Stones captured by `color`."""
@@ -245,12 +238,11 @@ class Engine:
 
     def set_time_settings(self, settings: TimeSettings) -> None:
         """A new clock for both players (forgets any time_left reports)."""
-        self.time = settings
-        self.time_left.clear()
+        self.clock.set(settings)
 
     def set_time_left(self, color: int, seconds: float, stones: int) -> None:
         """The controller's report of colour's clock (GTP time_left)."""
-        self.time_left[color] = (seconds, stones)
+        self.clock.report(color, seconds, stones)
 
     def clear_cache(self) -> None:
         """Forget cached evaluations and the search tree."""
@@ -292,7 +284,7 @@ class Engine:
         stats = self.search.root_stats()
         action = self._choose(stats)
         point = point_from_action(action, self.game.width, self.game.height)
-        self._account_time(color, time.monotonic() - started)
+        self.clock.record_move(color, time.monotonic() - started)
         if self._should_resign(color, stats, action):
             return RESIGN
         if commit:
@@ -301,14 +293,12 @@ class Engine:
         return point
 
     def _limits(self, color: int) -> SearchLimits:
-        """The search limits of a genmove now: config, clock, or the fallback visits."""
+        """The search limits of a genmove now: the config's, with the clock's budget."""
         cfg = self.config
-        sampling = cfg.temperature > 0 and len(self.game.moves) < cfg.temperature_moves
-        limits = SearchLimits(cfg.visits, cfg.playouts, self._time_budget(color),
-                              early_stop=cfg.early_stop and not sampling)
-        if not (limits.visits or limits.playouts or limits.seconds):
-            limits.visits = cfg.fallback_visits
-        return limits
+        g = self.game
+        sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves
+        budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
+        return SearchLimits(*cfg.move_limits(budget), early_stop=cfg.early_stop and not sampling)
 
     def _cleanup_view(self, color: int):
         """The game with root moves limited for a cleanup move (see genmove)."""
@@ -317,8 +307,7 @@ class Engine:
         dead = [p for p in self.dead_stones() if col[p] != color]
         if not dead:
             return self.game
-        stride = w + 1
-        targets = {q for p in dead for q in (p - 1, p + 1, p - stride, p + stride)
+        targets = {q for p in dead for q in neighbours(p, w)
                    if col[q] == EMPTY}  # liberties of the dead stones
         legal = self.game.legal_mask(color)
         on_board = [point_from_action(a, w, h) for a in np.flatnonzero(legal[:-1])]
@@ -326,34 +315,6 @@ class Engine:
         if not on_board:
             return self.game  # nothing but pass is legal
         return self._restricted((), attacks or on_board)
-
-    def _time_budget(self, color: int) -> float:
-        """Seconds for this move: from the clock if one is set, else config.seconds."""
-        cfg = self.config
-        ts = self.time
-        untimed = ts.main_time < 0 or (ts.main_time == 0 and ts.byo_time > 0
-                                       and ts.byo_stones == 0 and ts.byo_periods == 0)
-        budget = None
-        if not untimed:
-            left, stones = self.time_left.get(color, (ts.main_time, 0))
-            budget = timecontrol.move_budget(ts.main_time, ts.byo_time, ts.byo_stones,
-                                             ts.byo_periods, left, stones,
-                                             self.game.width * self.game.height,
-                                             len(self.game.moves), cfg.lag_buffer,
-                                             ts.increment, ts.max_per_move)
-        if budget is None:
-            return min(cfg.seconds, cfg.max_seconds) if cfg.seconds else 0.0
-        return min(budget, cfg.max_seconds)
-
-    def _account_time(self, color: int, used: float) -> None:
-        """Our own clock bookkeeping (a controller's time_left overrides it)."""
-        ts = self.time
-        if ts.main_time < 0:
-            return
-        left, stones = self.time_left.get(color, (ts.main_time, 0))
-        self.time_left[color] = timecontrol.spend(left, ts.byo_time, ts.byo_stones,
-                                                  ts.byo_periods, stones, used, ts.increment,
-                                                  ts.main_time_cap)
 
     def _lcb(self, stats: RootStats) -> np.ndarray:
         """Lower confidence bound of each child's value (variance shrunk toward 1, weight 2)."""
@@ -434,18 +395,10 @@ class Engine:
         """The evaluator's prior [W*H+1] for `color` to move here (one evaluation; pass last).
 
         Uniform over the legal moves for evaluators without priors (random playouts)."""
-        batch = self._position_batch()
+        batch = position_batch(self.game)
         batch.to_move[0] = color
         batch.legal[0] = self.game.legal_mask(color)
         return np.asarray(self.evaluator.evaluate(batch).policy[0], np.float64)
-
-    def _position_batch(self) -> PositionBatch:
-        """A one-row batch holding the current position (for a single evaluation)."""
-        g = self.game
-        batch = PositionBatch(1, g.width, g.height, g.komi, g.rules)
-        batch_row_from_game(batch, 0, g)
-        batch.count = 1
-        return batch
 
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
                 interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
@@ -502,43 +455,10 @@ class Engine:
         return [raw_nn(self.evaluator.model, self.game, s) for s in symmetries]
 
     def dead_stones(self) -> list[int]:
-        """Points of stones judged dead, from averaged ownership (evaluator's or playouts').
-
-        Remembered per position, komi and rules, so final_score and final_status_list agree
-        even though the playout estimate is random.
-        """
-        g = self.game
-        key = (g.stone_hash, g.to_move, len(g.moves), g.komi, g.rules, g.handicap)
-        if self._dead_cache is None or self._dead_cache[0] != key:
-            self._dead_cache = (key, self._judge_dead())
-        return list(self._dead_cache[1])
-
-    def _judge_dead(self) -> list[int]:
-        own = self.black_ownership()
-        w, h = self.game.width, self.game.height
-        col = self.game.board[B.ROW_COLOR]
-        dead = []
-        for a in range(w * h):
-            p = point_from_action(a, w, h)
-            if (col[p] == BLACK and own[a] <= -self.DEAD_OWNERSHIP) or \
-                    (col[p] == WHITE and own[a] >= self.DEAD_OWNERSHIP):
-                dead.append(p)
-        return dead
+        """Points of stones judged dead (engine/dead_stones.py), the same answer for the same
+        position, komi and rules."""
+        return self._dead.judge(self.game, self.evaluator)
 
     def black_ownership(self) -> np.ndarray:
-        """Ownership [W*H] of every point from Black's view (+1 Black .. -1 White), row-major
-        from the top-left: the evaluator's if it has one, else averaged random playouts."""
-        g = self.game
-        batch = self._position_batch()
-        own = None
-        if not isinstance(self.evaluator, RolloutEvaluator):
-            own = self.evaluator.evaluate(batch).ownership
-        if own is None:
-            own = np.zeros((1, g.width * g.height), np.float32)
-            komi = g.komi + g.rules.handicap_bonus(g.handicap)
-            rollout_batch(batch.boards, batch.to_move, 1, komi, g.rules.suicide,
-                          self.DEAD_PLAYOUTS, 3 * g.width * g.height + 20,
-                          np.empty_like(g.board), np.zeros(g.width * g.height),
-                          np.zeros(1, np.float32), np.zeros(1, np.float32), own)
-        sign = 1.0 if g.to_move == BLACK else -1.0
-        return sign * np.asarray(own, np.float64).reshape(-1)
+        """Ownership [W*H] from Black's view, row-major from the top-left (dead_stones.py)."""
+        return black_ownership(self.game, self.evaluator)

@@ -17,6 +17,7 @@ from numba import njit
 from engine import board as B
 from engine.area import calculate_area, independent_life_area
 from engine.constants import BLACK, EMPTY, NULL_POINT, PASS_POINT, WHITE
+from engine.coords import action_from_xy, point_from_xy
 from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
 
 FEATURE_SET = "katago-v7"  # the name models fed by this module declare in their metadata
@@ -81,12 +82,11 @@ def _ladder_plane(b, stack, buf, plane, working, opp, dst_y, dst_x, out):
     """
     w = b[B.ROW_HEADER, B.H_WIDTH]
     h = b[B.ROW_HEADER, B.H_HEIGHT]
-    stride = b[B.ROW_HEADER, B.H_STRIDE]
     solved = np.zeros(b.shape[1], dtype=np.int8)  # by chain head: 0 unknown, 1 free, 2 captured
     moves = np.zeros(2, dtype=np.int64)
     for y in range(h):
         for x in range(w):
-            p = (y + 1) * stride + x + 1
+            p = point_from_xy(x, y, w)
             c = b[B.ROW_COLOR, p]
             if c != BLACK and c != WHITE:
                 continue
@@ -136,7 +136,6 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
     opp = 3 - pla
     w = board[B.ROW_HEADER, B.H_WIDTH]
     h = board[B.ROW_HEADER, B.H_HEIGHT]
-    stride = board[B.ROW_HEADER, B.H_STRIDE]
     n = board.shape[1]
     col = board[B.ROW_COLOR]
 
@@ -147,7 +146,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
         for x in range(w):
             ty = h - 1 - y if sym & 1 else y
             tx = w - 1 - x if sym & 2 else x
-            p = (y + 1) * stride + x + 1
+            p = point_from_xy(x, y, w)
             if sym & 4 and w == h:
                 dst_y[p] = tx
                 dst_x[p] = ty
@@ -157,7 +156,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
 
     for y in range(h):
         for x in range(w):
-            p = (y + 1) * stride + x + 1
+            p = point_from_xy(x, y, w)
             ty = dst_y[p]
             tx = dst_x[p]
             out[0, ty, tx] = 1.0
@@ -168,7 +167,8 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
                 if libs <= 3:
                     out[2 + libs, ty, tx] = 1.0
             elif ko_rule != KO_SIMPLE and p != board[B.ROW_HEADER, B.H_KO_POINT] \
-                    and not _suicide_illegal(board, p, pla, suicide) and not legal[y * w + x]:
+                    and not _suicide_illegal(board, p, pla, suicide) \
+                    and not legal[action_from_xy(x, y, w)]:
                 out[6, ty, tx] = 1.0  # superko ban: otherwise legal, but not in the legal mask
     ko = board[B.ROW_HEADER, B.H_KO_POINT]
     if ko != NULL_POINT:
@@ -188,7 +188,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
         score = tax_adjust
         for y in range(h):
             for x in range(w):
-                p = (y + 1) * stride + x + 1
+                p = point_from_xy(x, y, w)
                 if area[p] == pla:
                     out[18, dst_y[p], dst_x[p]] = 1.0
                     score += 1

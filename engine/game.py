@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import board as B
 from engine.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.coords import point_from_action
 from engine.rules import PRESETS, Rules, score_position
 
 MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
@@ -148,7 +149,7 @@ class GameState:
         if self.rules.ko != "simple":
             trial = np.empty_like(self.board)
             for a in np.flatnonzero(mask[:-1]):
-                p = B.point_of_action(self.board, a)
+                p = point_from_action(a, self.width, self.height)
                 B.copy_board(trial, self.board)
                 B.play_unchecked(trial, p, color)
                 if self._repeats(int(trial[B.ROW_HEADER, B.H_HASH]), opponent(color)):

@@ -16,14 +16,14 @@ def fixed_handicap_points(n: int, size: int) -> list[int] | None:
         return None
     d = 3 if size >= 13 else 2
     lo, hi, mid = d, size - 1 - d, size // 2
-    # (column, row from the bottom), 0-based
-    corners = [(hi, hi), (lo, lo), (lo, hi), (hi, lo)]
+    # (x, y), y = 0 the top row: top-right and bottom-left corners first
+    corners = [(hi, lo), (lo, hi), (lo, lo), (hi, hi)]
     chosen = corners[:min(n, 4)]
     if n >= 6:
         chosen += [(lo, mid), (hi, mid)]
     if n >= 8:
-        chosen += [(mid, hi), (mid, lo)]
+        chosen += [(mid, lo), (mid, hi)]
     if n % 2 == 1 and n >= 5:
         chosen.append((mid, mid))
-    chosen.sort(key=lambda cr: (-cr[1], cr[0]))
-    return [point_from_xy(c, size - 1 - r, size) for c, r in chosen]
+    chosen.sort(key=lambda xy: (xy[1], xy[0]))
+    return [point_from_xy(x, y, size) for x, y in chosen]

@@ -19,14 +19,9 @@ import onnxruntime as ort
 
 from engine.evaluator import Evaluation
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.onnx_options import PROVIDERS
 
 KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
-PROVIDERS = {
-    "cpu": "CPUExecutionProvider",
-    "cuda": "CUDAExecutionProvider",
-    "coreml": "CoreMLExecutionProvider",
-    "dml": "DmlExecutionProvider",
-}
 GRAPH_OPTIMIZATION = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
                       "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
                       "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,

@@ -1,4 +1,4 @@
-"""Fill one PositionBatch row from a GameState (the search root, `kata-raw-nn`)."""
+"""Fill PositionBatch rows from a GameState (the search root, single evaluations, `kata-raw-nn`)."""
 
 from engine import board as B
 from engine.constants import NULL_POINT
@@ -20,3 +20,11 @@ def batch_row_from_game(batch: PositionBatch, i: int, game: GameState) -> None:
     batch.to_move[i] = game.to_move
     batch.handicap_stones = game.handicap
     batch.legal[i] = game.legal_mask(game.to_move)
+
+
+def position_batch(game: GameState) -> PositionBatch:
+    """A one-row batch holding the game's current position (for a single evaluation)."""
+    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
+    batch_row_from_game(batch, 0, game)
+    batch.count = 1
+    return batch

@@ -12,6 +12,7 @@ from numba import njit
 
 from engine import board as B
 from engine.constants import BLACK, EMPTY, WHITE
+from engine.coords import action_from_point, action_from_xy, point_from_xy
 from engine.evaluator import Evaluation, PositionBatch
 
 
@@ -28,12 +29,12 @@ def area_owner(b, out):
     members = np.empty(n, np.int64)
     for y in range(h):
         for x in range(w):
-            p = (y + 1) * stride + x + 1
+            p = point_from_xy(x, y, w)
             c = col[p]
             if c == BLACK:
-                out[y * w + x] = 1.0
+                out[action_from_xy(x, y, w)] = 1.0
             elif c == WHITE:
-                out[y * w + x] = -1.0
+                out[action_from_xy(x, y, w)] = -1.0
             elif region[p] == 0:
                 reach = 0
                 size = 0
@@ -55,8 +56,7 @@ def area_owner(b, out):
                             reach |= cq
                 v = 1.0 if reach == BLACK else (-1.0 if reach == WHITE else 0.0)
                 for k in range(size):
-                    m = members[k]
-                    out[(m // stride - 1) * w + m % stride - 1] = v
+                    out[action_from_point(members[k], w, h)] = v
 
 
 @njit(cache=True)

@@ -4,19 +4,26 @@ One iteration = `select_batch` (numba: descend up to B leaves with virtual loss,
 path from the root board into the batch's scratch boards) -> one `Evaluator.evaluate(batch)`
 -> `expand_and_backup` (numba). Python crosses into numba twice per batch, never per node.
 Values follow tree.py's convention (mover's view, sign flip per ply).
+
+Both kernels take the parameter vectors (engine.config.FloatParam / IntParam), then the arrays
+of the tree and of SearchBuffers flattened (`*tree, *buffers`): numba types array arguments in
+C but a NamedTuple argument in Python (1.5-3 us a call), so the kernels rebuild the NamedTuples
+themselves (`_unpack`) and read every array by name.
 """
 
 import sys
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from engine import board as B
 from engine import tree as T
-from engine.config import SearchConfig
+from engine.config import FloatParam, IntParam, SearchConfig
 from engine.constants import BLACK, PASS_POINT
+from engine.coords import action_from_point, point_from_action
 from engine.evaluator import HISTORY_MOVES, PositionBatch
 from engine.positions import batch_row_from_game
 
@@ -30,12 +37,40 @@ _KIND_FULL = 3
 OUT_LEAVES = 0
 OUT_ROWS = 1
 OUT_FULL = 2  # 1 when a descent found no free node
+OUT_LEN = 3
 
-# float parameter vector
-(F_CPUCT, F_CPUCT_LOG, F_CPUCT_BASE, F_FPU, F_ROOT_FPU, F_UCB1_C, F_KOMI, F_STATIC_SCORE,
- F_DYNAMIC_SCORE, F_SCORE_CENTER, F_SQRT_AREA) = range(11)
-# int parameter vector
-I_BATCH, I_VLOSS, I_UCB1, I_SUICIDE, I_COLLISIONS, I_MAX_DEPTH, I_HISTORY = range(7)
+
+class SearchBuffers(NamedTuple):
+    """Every array the batch kernels use besides the tree and the evaluator's output, allocated
+    once per board geometry. A = W * H + 1 actions, Bt = batch size, D = max path depth + 1,
+    C = cache slots (a power of two, 0 = no cache), n = board row length (board.num_points)."""
+    # the root position, copied in at the start of a search
+    root_board: np.ndarray  # int64 [NUM_ROWS, n]
+    root_history: np.ndarray  # int64 [HISTORY_BOARDS, NUM_ROWS, n]: boards 1, 2 plies ago
+    root_points: np.ndarray  # int64 [HISTORY_MOVES]: its recent moves, most recent first
+    root_colors: np.ndarray  # int64 [HISTORY_MOVES]: their colours (0 = none)
+    root_prior: np.ndarray  # float32 [A]: root priors the search uses (noise included)
+    root_legal: np.ndarray  # bool [A]: legal root actions (superko, analysis restrictions)
+    # the rows handed to the evaluator (the PositionBatch's own arrays, see its docstring)
+    boards: np.ndarray  # int64 [Bt, NUM_ROWS, n]
+    history: np.ndarray  # int64 [Bt, HISTORY_BOARDS, NUM_ROWS, n]
+    recent_points: np.ndarray  # int64 [Bt, HISTORY_MOVES]
+    recent_colors: np.ndarray  # int64 [Bt, HISTORY_MOVES]
+    to_move: np.ndarray  # int64 [Bt]
+    legal: np.ndarray  # bool [Bt, A]
+    # per leaf i of the batch
+    path_nodes: np.ndarray  # int64 [Bt, D]: node at each depth of the path, root first
+    path_actions: np.ndarray  # int64 [Bt, D]: action taken at each depth
+    path_len: np.ndarray  # int64 [Bt]: depth of the leaf
+    leaf_kind: np.ndarray  # int64 [Bt]: KIND_EVAL or KIND_STORED
+    leaf_row: np.ndarray  # int64 [Bt]: batch row of a KIND_EVAL leaf
+    # evaluation cache keyed by position (see select_batch)
+    cache_used: np.ndarray  # bool [C]
+    cache_keys: np.ndarray  # int64 [C]
+    cache_policy: np.ndarray  # float32 [C, A]
+    cache_value: np.ndarray  # float32 [C]
+    cache_score: np.ndarray  # float32 [C]
+    out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
 
 @njit(cache=True)
@@ -50,7 +85,7 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     start = t.node_edge_start[node]
     end = start + t.node_num_edges[node]
     mid = start + t.node_num_children[node]
-    if ip[I_UCB1] != 0:
+    if ip[IntParam.ucb1] != 0:
         if mid < end:
             if not is_root:
                 return mid + np.random.randint(end - mid)
@@ -76,7 +111,7 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
             if n == 0:
                 return j
             q = t.node_sel[c, 1] / n
-            s = q + fp[F_UCB1_C] * np.sqrt(log_n / n)
+            s = q + fp[FloatParam.ucb1_c] * np.sqrt(log_n / n)
             if s > best:
                 best = s
                 best_j = j
@@ -95,9 +130,10 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
             mass += root_prior[t.edge_action[j]]
         else:
             mass += t.edge_prior[j]
-    red = fp[F_ROOT_FPU] if is_root else fp[F_FPU]
+    red = fp[FloatParam.root_fpu_reduction] if is_root else fp[FloatParam.fpu_reduction]
     fpu = parent_q - red * np.sqrt(mass)
-    cp = fp[F_CPUCT] + fp[F_CPUCT_LOG] * np.log((parent_n + fp[F_CPUCT_BASE]) / fp[F_CPUCT_BASE])
+    base = fp[FloatParam.c_puct_base]
+    cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
     scale = cp * np.sqrt(parent_n + 0.01)
     best = -1e30
     best_j = start
@@ -134,30 +170,33 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
 
 
 @njit(cache=True)
-def _replay(t, i, depth, root, root_board, root_hist, root_points, root_colors, path_actions,
+def _replay(root_board, root_history, root_points, root_colors, root_color, actions, depth,
             board, hist, rpoints, rcolors, want_history):
-    """Play the path of leaf i from the root into `board`; fill history and recent moves."""
+    """Play `actions[:depth]` (a leaf's path) from the root into `board`; fill its history
+    boards and recent moves. Returns the side to move at the leaf. (Arrays, not the whole
+    SearchBuffers: passing that tuple costs a reference count per array and call.)"""
+    w = root_board[B.ROW_HEADER, B.H_WIDTH]
+    h = root_board[B.ROW_HEADER, B.H_HEIGHT]
     B.copy_board(board, root_board)
-    color = t.node_to_move[root]
+    color = root_color
     for k in range(depth):
         if want_history:
             if k == depth - 2:
                 B.copy_board(hist[1], board)
             if k == depth - 1:
                 B.copy_board(hist[0], board)
-        B.play_unchecked(board, B.point_of_action(board, path_actions[i, k]), color)
+        B.play_unchecked(board, point_from_action(actions[k], w, h), color)
         color = 3 - color
     if want_history:
         if depth == 0:
-            B.copy_board(hist[0], root_hist[0])
-            B.copy_board(hist[1], root_hist[1])
+            B.copy_board(hist[0], root_history[0])
+            B.copy_board(hist[1], root_history[1])
         elif depth == 1:
-            B.copy_board(hist[1], root_hist[0])
-    root_color = t.node_to_move[root]
+            B.copy_board(hist[1], root_history[0])
     for k in range(HISTORY_MOVES):
         if k < depth:
             m = depth - 1 - k
-            rpoints[k] = B.point_of_action(board, path_actions[i, m])
+            rpoints[k] = point_from_action(actions[m], w, h)
             rcolors[k] = root_color if m % 2 == 0 else 3 - root_color
         else:
             rpoints[k] = root_points[k - depth]
@@ -178,35 +217,44 @@ def _score_terminal(t, leaf, board, komi):
 
 
 @njit(cache=True)
-def select_batch(t, root_board, root_hist, root_points, root_colors, root_prior, root_legal,
-                 boards, hist, rpoints, rcolors, to_move, legal,
-                 path_nodes, path_actions, path_len, leaf_kind, leaf_row,
-                 cache_used, cache_keys, cache_policy, cache_value, cache_score,
-                 fp, ip, out):
-    """Descend up to ip[I_BATCH] leaves; fill batch rows for those needing the evaluator."""
+def _unpack(arrays):
+    """(TreeArrays, SearchBuffers) from the flattened arrays of both."""
+    return T.TreeArrays(*arrays[:T.TREE_FIELDS]), SearchBuffers(*arrays[T.TREE_FIELDS:])
+
+
+@njit(cache=True)
+def select_batch(fp, ip, *arrays):
+    """Descend up to ip[batch_size] leaves; fill batch rows for those needing the evaluator.
+
+    `arrays`: the tree's and then a SearchBuffers' arrays; out[OUT_*] receives the counts.
+    """
+    t, buf = _unpack(arrays)
     root = t.meta[T.M_ROOT]
+    root_legal = buf.root_legal
     pass_action = root_legal.shape[0] - 1
-    vl = ip[I_VLOSS]
+    vl = ip[IntParam.virtual_loss]
+    suicide = ip[IntParam.suicide] != 0
+    cache_keys = buf.cache_keys
     n_leaves = 0
     rows = 0
     collisions = 0
-    out[OUT_FULL] = 0
-    while n_leaves < ip[I_BATCH] and collisions < ip[I_COLLISIONS]:
+    buf.out[OUT_FULL] = 0
+    while n_leaves < ip[IntParam.batch_size] and collisions < ip[IntParam.max_collisions]:
         i = n_leaves
         node = root
         depth = 0
-        path_nodes[i, 0] = root
+        buf.path_nodes[i, 0] = root
         kind = KIND_STORED
         while True:
             st = t.node_state[node]
             if st == T.NEW:
                 kind = _KIND_COLLIDE if t.node_virtual[node] > 0 else KIND_EVAL
                 break
-            if st != T.EXPANDED or depth >= ip[I_MAX_DEPTH]:
+            if st != T.EXPANDED or depth >= ip[IntParam.max_depth]:
                 kind = KIND_STORED
                 break
-            e = _select_child(t, node, depth == 0, root_prior, root_legal, fp, ip)
-            path_actions[i, depth] = t.edge_action[e]
+            e = _select_child(t, node, depth == 0, buf.root_prior, root_legal, fp, ip)
+            buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:
                 child = T.alloc_node(t, 3 - t.node_to_move[node], 0)
@@ -215,60 +263,62 @@ def select_batch(t, root_board, root_hist, root_points, root_colors, root_prior,
                     break
                 T.attach_child(t, node, e, child)
                 depth += 1
-                path_nodes[i, depth] = child
+                buf.path_nodes[i, depth] = child
                 kind = KIND_EVAL
                 break
             depth += 1
-            path_nodes[i, depth] = child
+            buf.path_nodes[i, depth] = child
             node = child
         if kind == _KIND_COLLIDE:
             collisions += 1
             continue
         if kind == _KIND_FULL:
-            out[OUT_FULL] = 1
+            buf.out[OUT_FULL] = 1
             break
         for k in range(depth + 1):
-            nd = path_nodes[i, k]
+            nd = buf.path_nodes[i, k]
             t.node_virtual[nd] += vl
             t.node_sel[nd, 0] += vl
             t.node_sel[nd, 1] -= vl
-        path_len[i] = depth
-        leaf = path_nodes[i, depth]
+        buf.path_len[i] = depth
+        leaf = buf.path_nodes[i, depth]
         if kind == KIND_EVAL:
-            tm = _replay(t, i, depth, root, root_board, root_hist, root_points, root_colors,
-                         path_actions, boards[rows], hist[rows], rpoints[rows], rcolors[rows],
-                         ip[I_HISTORY] != 0)
-            key = T.position_key(boards[rows], tm)
+            board = buf.boards[rows]
+            tm = _replay(buf.root_board, buf.root_history, buf.root_points, buf.root_colors,
+                         t.node_to_move[root], buf.path_actions[i], depth, board,
+                         buf.history[rows], buf.recent_points[rows], buf.recent_colors[rows],
+                         ip[IntParam.history] != 0)
+            key = T.position_key(board, tm)
             t.node_key[leaf] = key
-            last_pass = depth >= 1 and path_actions[i, depth - 1] == pass_action
+            last_pass = depth >= 1 and buf.path_actions[i, depth - 1] == pass_action
             if depth >= 2:
-                prev_pass = path_actions[i, depth - 2] == pass_action
+                prev_pass = buf.path_actions[i, depth - 2] == pass_action
             else:
-                prev_pass = root_points[0] == PASS_POINT
+                prev_pass = buf.root_points[0] == PASS_POINT
             slot = (key >> 3) & (cache_keys.shape[0] - 1)
             if last_pass and prev_pass:
-                _score_terminal(t, leaf, boards[rows], fp[F_KOMI])
+                _score_terminal(t, leaf, board, fp[FloatParam.komi])
                 kind = KIND_STORED
-            elif depth > 0 and cache_keys.shape[0] > 0 and cache_used[slot] \
+            elif depth > 0 and cache_keys.shape[0] > 0 and buf.cache_used[slot] \
                     and cache_keys[slot] == key:
-                B.legal_mask(boards[rows], tm, ip[I_SUICIDE] != 0, legal[rows])
-                t.node_value[leaf] = -cache_value[slot]
-                t.node_score[leaf] = -cache_score[slot]
-                if not T.expand_node(t, leaf, legal[rows], cache_policy[slot]):
+                B.legal_mask(board, tm, suicide, buf.legal[rows])
+                t.node_value[leaf] = -buf.cache_value[slot]
+                t.node_score[leaf] = -buf.cache_score[slot]
+                if not T.expand_node(t, leaf, buf.legal[rows], buf.cache_policy[slot]):
                     t.node_state[leaf] = T.LEAF
                 kind = KIND_STORED
             else:
-                to_move[rows] = tm
+                buf.to_move[rows] = tm
                 if depth == 0:
-                    legal[rows, :] = root_legal
+                    buf.legal[rows, :] = root_legal
                 else:
-                    B.legal_mask(boards[rows], tm, ip[I_SUICIDE] != 0, legal[rows])
-                leaf_row[i] = rows
+                    B.legal_mask(board, tm, suicide, buf.legal[rows])
+                buf.leaf_row[i] = rows
                 rows += 1
-        leaf_kind[i] = kind
+        buf.leaf_kind[i] = kind
         n_leaves += 1
-    out[OUT_LEAVES] = n_leaves
-    out[OUT_ROWS] = rows
+    buf.out[OUT_LEAVES] = n_leaves
+    buf.out[OUT_ROWS] = rows
     return n_leaves
 
 
@@ -280,49 +330,55 @@ def score_utility(score, center, fp):
     sv(s) = (2/pi) atan((s - c) / (scale sqrt(area))) with scales 2 and 0.75 (katago-network.md
     §4.1); `score` and `center` are from the same player's view."""
     k = 2.0 / np.pi
-    return (fp[F_STATIC_SCORE] * k * np.arctan(score / (2.0 * fp[F_SQRT_AREA]))
-            + fp[F_DYNAMIC_SCORE] * k * np.arctan((score - center) / (0.75 * fp[F_SQRT_AREA])))
+    sqrt_area = fp[FloatParam.sqrt_area]
+    return (fp[FloatParam.static_score_utility] * k * np.arctan(score / (2.0 * sqrt_area))
+            + fp[FloatParam.dynamic_score_utility] * k
+            * np.arctan((score - center) / (0.75 * sqrt_area)))
 
 
 @njit(cache=True)
-def expand_and_backup(t, n_leaves, path_nodes, path_len, leaf_kind, leaf_row, legal,
-                      policy, value, score, cache_used, cache_keys, cache_policy, cache_value,
-                      cache_score, vl, fp):
+def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
 
-    Visits, values and scores are backed up as they are (they are what reports show);
-    selection backs up the utility (value plus score utility, see score_utility).
+    policy / value / score: the evaluator's output for the batch rows (float32 [rows, A],
+    [rows], [rows]); `arrays` as in select_batch. Visits, values and scores are backed up as
+    they are (they are what reports show); selection backs up the utility (value plus score
+    utility, see score_utility).
     """
+    t, buf = _unpack(arrays)
+    vl = ip[IntParam.virtual_loss]
+    center = fp[FloatParam.score_center]
+    cache_keys = buf.cache_keys
     for i in range(n_leaves):
-        depth = path_len[i]
-        leaf = path_nodes[i, depth]
-        if leaf_kind[i] == KIND_EVAL:
-            r = leaf_row[i]
+        depth = buf.path_len[i]
+        leaf = buf.path_nodes[i, depth]
+        if buf.leaf_kind[i] == KIND_EVAL:
+            r = buf.leaf_row[i]
             t.node_value[leaf] = -value[r]
             t.node_score[leaf] = -score[r]
-            if not T.expand_node(t, leaf, legal[r], policy[r]):
+            if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
                 t.node_state[leaf] = T.LEAF
             if cache_keys.shape[0] > 0:
                 key = t.node_key[leaf]
                 slot = (key >> 3) & (cache_keys.shape[0] - 1)
-                cache_used[slot] = True
+                buf.cache_used[slot] = True
                 cache_keys[slot] = key
-                cache_policy[slot, :] = policy[r]
-                cache_value[slot] = value[r]
-                cache_score[slot] = score[r]
+                buf.cache_policy[slot, :] = policy[r]
+                buf.cache_value[slot] = value[r]
+                buf.cache_score[slot] = score[r]
         v = np.float64(t.node_value[leaf])
         s = np.float64(t.node_score[leaf])
         for k in range(depth, -1, -1):
-            nd = path_nodes[i, k]
+            nd = buf.path_nodes[i, k]
             # Node k's mover is the root's side to move when k is odd.
-            center = fp[F_SCORE_CENTER] if k % 2 == 1 else -fp[F_SCORE_CENTER]
+            c = center if k % 2 == 1 else -center
             t.node_visits[nd] += 1
             t.node_value_sum[nd] += v
             t.node_value_sq[nd] += v * v
             t.node_score_sum[nd] += s
             t.node_virtual[nd] -= vl
             t.node_sel[nd, 0] += 1 - vl
-            t.node_sel[nd, 1] += v + score_utility(s, center, fp) + vl
+            t.node_sel[nd, 1] += v + score_utility(s, c, fp) + vl
             v = -v
             s = -s
 
@@ -403,8 +459,7 @@ class Search:
         self.ucb1 = config.ucb1 or not getattr(evaluator, "has_priors", True)
         self._geometry = None
         self._batch = None
-        self.root_prior = np.zeros(0, np.float32)
-        self.root_legal = np.zeros(0, np.bool_)
+        self._buf = None
         self._new_root_state()
 
     # ---- buffers ---------------------------------------------------------------------------
@@ -416,22 +471,37 @@ class Search:
         w, h = game.width, game.height
         bs = self.config.batch_size
         a = w * h + 1
-        self._batch = PositionBatch(bs, w, h, game.komi, game.rules)
-        self._root_batch = PositionBatch(1, w, h, game.komi, game.rules)
-        depth = T.max_depth_for(w, h)
-        self._path_nodes = np.zeros((bs, depth + 1), np.int64)
-        self._path_actions = np.zeros((bs, depth + 1), np.int64)
-        self._path_len = np.zeros(bs, np.int64)
-        self._leaf_kind = np.zeros(bs, np.int64)
-        self._leaf_row = np.zeros(bs, np.int64)
-        self._out = np.zeros(3, np.int64)
+        self._batch = b = PositionBatch(bs, w, h, game.komi, game.rules)
+        # the root's board, history and recent moves, filled as the leaves' rows are
+        self._root_batch = r = PositionBatch(1, w, h, game.komi, game.rules)
+        d = T.max_depth_for(w, h) + 1
+        cs = _cache_size(self.config.cache_size)
+        self._buf = SearchBuffers(
+            root_board=r.boards[0], root_history=r.history_boards[0],
+            root_points=r.recent_points[0], root_colors=r.recent_colors[0],
+            root_prior=np.zeros(a, np.float32), root_legal=np.zeros(a, np.bool_),
+            boards=b.boards, history=b.history_boards, recent_points=b.recent_points,
+            recent_colors=b.recent_colors, to_move=b.to_move, legal=b.legal,
+            path_nodes=np.zeros((bs, d), np.int64), path_actions=np.zeros((bs, d), np.int64),
+            path_len=np.zeros(bs, np.int64), leaf_kind=np.zeros(bs, np.int64),
+            leaf_row=np.zeros(bs, np.int64),
+            cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
+            cache_policy=np.zeros((cs, a), np.float32), cache_value=np.zeros(cs, np.float32),
+            cache_score=np.zeros(cs, np.float32),
+            out=np.zeros(OUT_LEN, np.int64))
         self._dummy_policy = np.zeros((1, a), np.float32)
         self._dummy_value = np.zeros(1, np.float32)
-        cs = _cache_size(self.config.cache_size)
-        self._cache = (np.zeros(cs, np.bool_), np.zeros(cs, np.int64),
-                       np.zeros((cs, a), np.float32), np.zeros(cs, np.float32),
-                       np.zeros(cs, np.float32))
         self.reset()
+
+    @property
+    def root_prior(self) -> np.ndarray:
+        """The root priors of the last search, by action (noise included; empty before one)."""
+        return self._buf.root_prior if self._buf is not None else np.zeros(0, np.float32)
+
+    @property
+    def root_legal(self) -> np.ndarray:
+        """The legal root actions of the last search (empty before one)."""
+        return self._buf.root_legal if self._buf is not None else np.zeros(0, np.bool_)
 
     # ---- tree lifecycle -------------------------------------------------------------------
     @property
@@ -460,8 +530,8 @@ class Search:
 
     def clear_cache(self) -> None:
         self.reset()
-        if self._batch is not None:
-            self._cache[0][:] = False
+        if self._buf is not None:
+            self._buf.cache_used[:] = False
 
     def _ensure_root(self, game, color: int) -> None:
         self._ensure_buffers(game)
@@ -479,7 +549,7 @@ class Search:
         stored key must equal the game's new position; otherwise the tree starts fresh (0).
         """
         root = self.root
-        if root == T.NO_NODE or not game.moves or self._batch is None:
+        if root == T.NO_NODE or not game.moves or self._buf is None:
             self.reset()
             return 0
         color, point = game.moves[-1]
@@ -488,7 +558,7 @@ class Search:
             int(self.tree.node_key[root]) == int(T.position_key(before, color))
         child = T.NO_NODE
         if ok:
-            action = int(B.action_of_point(game.board, point))
+            action = action_from_point(point, game.width, game.height)
             child = int(T.find_child(self.tree, root, action))
         new_key = int(T.position_key(game.board, game.to_move))
         if child == T.NO_NODE or self.tree.node_state[child] == T.NEW \
@@ -535,33 +605,29 @@ class Search:
         """
         self._ensure_root(game, color)
         t = self.tree
-        cfg = self.config
         b = self._batch
-        a = game.width * game.height + 1
-        self.root_legal = game.legal_mask(color)
-        self.root_prior = np.zeros(a, np.float32)
+        buf = self._buf
+        buf.root_legal[:] = game.legal_mask(color)
+        buf.root_prior[:] = 0
         self._prior_ready = False
-        root = self.root
-        if t.node_state[root] == T.EXPANDED:
+        if t.node_state[self.root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
-        root_row = self._root_batch  # the root's history and recent moves, as leaves get them
-        batch_row_from_game(root_row, 0, game)
-        komi = game.komi + game.rules.handicap_bonus(game.handicap)
+        batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
         b.handicap_stones = game.handicap
-        root_fpu = 0.0 if noise_weight > 0 else cfg.root_fpu_reduction
-        fp = np.array([cfg.c_puct, cfg.c_puct_log, cfg.c_puct_base, cfg.fpu_reduction,
-                       root_fpu, cfg.ucb1_c, komi, cfg.static_score_utility,
-                       cfg.dynamic_score_utility, 0.0, np.sqrt(game.width * game.height)],
-                      np.float64)
+        per_search = dict(komi=game.komi + game.rules.handicap_bonus(game.handicap),
+                          score_center=0.0, sqrt_area=np.sqrt(game.width * game.height),
+                          ucb1=self.ucb1, suicide=game.rules.suicide,
+                          max_depth=T.max_depth_for(game.width, game.height),
+                          history=self.want_history)
+        if noise_weight > 0:
+            per_search["root_fpu_reduction"] = 0.0
+        fp, ip = self.config.kernel_params(**per_search)
+        fp = np.array(fp, np.float64)
+        ip = np.array(ip, np.int64)
         self._set_score_center(fp)
-        ip = np.array([cfg.batch_size, cfg.virtual_loss, int(self.ucb1),
-                       int(game.rules.suicide), max(cfg.max_collisions, 1),
-                       T.max_depth_for(game.width, game.height), int(self.want_history)],
-                      np.int64)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
-        cache = self._cache
         while True:
             if stop is not None and stop.is_set():
                 break
@@ -579,14 +645,8 @@ class Search:
             if on_update is not None and now >= next_update:
                 on_update()
                 next_update = now + interval
-            n = select_batch(t, game.board, root_row.history_boards[0],
-                             root_row.recent_points[0], root_row.recent_colors[0], self.root_prior,
-                             self.root_legal, b.boards, b.history_boards, b.recent_points,
-                             b.recent_colors, b.to_move, b.legal, self._path_nodes,
-                             self._path_actions, self._path_len, self._leaf_kind,
-                             self._leaf_row, cache[0], cache[1], cache[2], cache[3], cache[4],
-                             fp, ip, self._out)
-            rows = int(self._out[OUT_ROWS])
+            n = select_batch(fp, ip, *t, *buf)
+            rows = int(buf.out[OUT_ROWS])
             if rows:
                 b.count = rows
                 b.seed = int(self.rng.integers(1 << 31))
@@ -602,15 +662,13 @@ class Search:
                     self._add_ownership(ev.ownership, b.to_move[:rows], color)
             else:
                 policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_value
-            expand_and_backup(t, n, self._path_nodes, self._path_len, self._leaf_kind,
-                              self._leaf_row, b.legal, policy, value, score, cache[0], cache[1],
-                              cache[2], cache[3], cache[4], cfg.virtual_loss, fp)
+            expand_and_backup(fp, ip, n, policy, value, score, *t, *buf)
             if playouts == 0:
                 self._set_score_center(fp)
             playouts += n
             if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
                 self._setup_root_prior(noise_weight, noise_alpha_scale)
-            if self._out[OUT_FULL]:
+            if buf.out[OUT_FULL]:
                 if not self.tree_full:
                     self.log(f"search: tree full ({int(t.meta[T.M_NODES]) - 1} nodes, "
                              f"{int(t.meta[T.M_EDGES])} edges), stopping")
@@ -626,7 +684,7 @@ class Search:
         t = self.tree
         visits = int(t.node_visits[self.root])
         expected = -float(t.node_score_sum[self.root]) / visits if visits else 0.0
-        fp[F_SCORE_CENTER] = 0.8 * expected
+        fp[FloatParam.score_center] = 0.8 * expected
 
     def _add_ownership(self, own, rows_to_move, color) -> None:
         sign = np.where(rows_to_move == color, 1.0, -1.0)

@@ -1,13 +1,69 @@
-"""Time budget of one move from the clock state (pure functions, seconds).
+"""The game clock (`Clock`) and the time budget of one move from its state (seconds).
 
 Clock kinds, as GTP describes them: absolute (main time only), Canadian byo-yomi (after main
 time, `byo_stones` moves in every `byo_time` period), Japanese byo-yomi (`byo_periods`
 periods of `byo_time` each, one move per period) and Fischer (main time plus `increment`
 seconds after every move, optionally capped: the clock never exceeds `main_cap` and no move may
-take longer than `max_per_move`; negative = no cap, as in KataGo's fischer-capped). `time_left`/`stones_left` is what the
-controller reported: stones_left == 0 means we are still in main time; in byo-yomi it is the
-stones left in the Canadian period, or the periods left for Japanese byo-yomi.
+take longer than `max_per_move`; negative = no cap, as in KataGo's fischer-capped).
+`time_left`/`stones_left` is what the controller reported: stones_left == 0 means we are still
+in main time; in byo-yomi it is the stones left in the Canadian period, or the periods left for
+Japanese byo-yomi.
 """
+
+from dataclasses import dataclass
+
+
+@dataclass
+class TimeSettings:
+    """The clock as GTP told it (seconds); main_time < 0 means no time limit."""
+    main_time: float = -1.0
+    byo_time: float = 0.0
+    byo_stones: int = 0
+    byo_periods: int = 0  # >0 for Japanese byo-yomi (kgs-time_settings byoyomi)
+    increment: float = 0.0  # >0 for Fischer: seconds added after every move
+    main_time_cap: float = -1.0  # fischer-capped: the clock never exceeds this (<0 = no cap)
+    max_per_move: float = -1.0  # fischer-capped: longest time one move may take (<0 = none)
+
+
+class Clock:
+    """Both players' clocks: the settings, and (time_left, stones_left) per colour as the
+    controller reported them or as our own bookkeeping after each move has them."""
+
+    def __init__(self):
+        self.settings = TimeSettings()
+        self.left: dict[int, tuple[float, int]] = {}
+
+    def set(self, settings: TimeSettings) -> None:
+        """A new clock for both players (forgets any time_left reports)."""
+        self.settings = settings
+        self.left.clear()
+
+    def report(self, color: int, seconds: float, stones: int) -> None:
+        """The controller's report of colour's clock (GTP time_left)."""
+        self.left[color] = (seconds, stones)
+
+    def budget(self, color: int, board_points: int, moves_played: int,
+               lag_buffer: float) -> float | None:
+        """Seconds for colour's move now, or None when the game is untimed."""
+        ts = self.settings
+        if ts.main_time < 0 or (ts.main_time == 0 and ts.byo_time > 0 and ts.byo_stones == 0
+                                and ts.byo_periods == 0):
+            return None
+        left, stones = self.left.get(color, (ts.main_time, 0))
+        return move_budget(ts.main_time, ts.byo_time, ts.byo_stones, ts.byo_periods, left,
+                           stones, board_points, moves_played, lag_buffer, ts.increment,
+                           ts.max_per_move)
+
+    def record_move(self, color: int, used: float) -> None:
+        """Our own bookkeeping of colour's clock after a move that took `used` seconds (a
+        controller's time_left report overrides it)."""
+        ts = self.settings
+        if ts.main_time < 0:
+            return
+        left, stones = self.left.get(color, (ts.main_time, 0))
+        self.left[color] = spend(left, ts.byo_time, ts.byo_stones, ts.byo_periods, stones, used,
+                                 ts.increment, ts.main_time_cap)
+
 
 
 def expected_moves_left(board_points: int, moves_played: int) -> float:

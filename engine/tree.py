@@ -70,6 +70,9 @@ class TreeArrays(NamedTuple):
     edge_child: np.ndarray  # int32: child node or NO_NODE
 
 
+TREE_FIELDS = len(TreeArrays._fields)  # kernels taking the arrays flattened split them here
+
+
 def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
     """Empty tree with the given capacity (node 0 reserved, no root yet)."""
     n = max_nodes + 1

@@ -14,6 +14,7 @@ import time
 from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
 from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
+from engine.timecontrol import TimeSettings
 from gtp import analysis, gogui
 from gtp.sgf_game import game_sgf, replay_sgf
 from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
@@ -417,7 +418,6 @@ class Commands:
         stones = parse_int(args[2])
         if main < 0 or byo < 0:
             raise GtpError(SYNTAX_ERROR)
-        from engine.engine import TimeSettings
         if byo > 0 and stones == 0:
             settings = TimeSettings()  # no time limit
         elif byo == 0:
@@ -535,7 +535,7 @@ class Commands:
 
 
 # ---- helpers with no GTP state -------------------------------------------------------------
-def time_settings_from(args: list[str], kinds: tuple[str, ...]):
+def time_settings_from(args: list[str], kinds: tuple[str, ...]) -> TimeSettings:
     """The TimeSettings of a kgs-/kata-time_settings argument list (`kinds` allowed)."""
     counts = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2,
               "fischer-capped": 4}
@@ -544,7 +544,6 @@ def time_settings_from(args: list[str], kinds: tuple[str, ...]):
     kind, rest = args[0].lower(), args[1:]
     if kind not in kinds or len(rest) != counts[kind]:
         raise GtpError(SYNTAX_ERROR)
-    from engine.engine import TimeSettings
     if kind == "none":
         return TimeSettings()
     main = parse_float(rest[0])

@@ -16,6 +16,7 @@ from engine.constants import BLACK, EMPTY, NULL_POINT, WHITE
 from engine.coords import parse_vertex, point_from_xy, xy_from_point
 from engine.game import GameState
 from engine.rules import PRESETS
+from tests.chains import chain_liberties, chain_size
 
 DATA = Path(__file__).resolve().parent / "data"
 STONES = {"X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE, ".": EMPTY, "+": EMPTY, "`": EMPTY}
@@ -122,9 +123,9 @@ def assert_board_matches(b, ref):
                 if s == head:
                     break
             assert s == head and ring == pts, f"chain ring at {(x, y)}"
-            assert B.chain_size(b, p) == len(pts), f"size at {(x, y)}"
-            assert B.chain_liberties(b, p) == libs, \
-                f"liberties at {(x, y)}: engine {B.chain_liberties(b, p)} reference {libs}"
+            assert chain_size(b, p) == len(pts), f"size at {(x, y)}"
+            assert chain_liberties(b, p) == libs, \
+                f"liberties at {(x, y)}: engine {chain_liberties(b, p)} reference {libs}"
     n = int(b[B.ROW_HEADER, B.H_NUM_EMPTY])
     listed = [int(v) for v in b[B.ROW_EMPTY, :n]]
     assert sorted(listed) == sorted(empties), "empty-point list"

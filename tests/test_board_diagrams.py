@@ -10,11 +10,12 @@ import pytest
 
 from engine import board as B
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex, point_from_xy
+from engine.coords import action_from_point, parse_vertex, point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.rules import PRESETS, Rules, result_string, score_position, territory_counts
 from tests.boards import assert_board_matches, parse_diagram
+from tests.chains import chain_liberties, chain_size
 from tests.reference_rules import RefGame
 
 
@@ -52,7 +53,7 @@ def color_at(gs, x, y):
 
 
 def libs_at(gs, x, y):
-    return int(B.chain_liberties(gs.board, point_from_xy(x, y, gs.width)))
+    return int(chain_liberties(gs.board, point_from_xy(x, y, gs.width)))
 
 
 # ---- captures ---------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def test_edge_capture_of_two_stones():
         . . X X . .
         . . . . . .
     """)
-    assert libs_at(gs, 2, 0) == 1 and B.chain_size(gs.board, point_from_xy(2, 0, 6)) == 2
+    assert libs_at(gs, 2, 0) == 1 and chain_size(gs.board, point_from_xy(2, 0, 6)) == 2
     assert play(gs, ref, BLACK, marks["a"], pts["a"]) == 2
     assert color_at(gs, 2, 0) == color_at(gs, 3, 0) == 0
     assert libs_at(gs, 4, 0) == 3  # (3,0), (5,0), (4,1)
@@ -106,7 +107,7 @@ def test_one_move_captures_three_chains():
     """)
     assert play(gs, ref, BLACK, marks["a"], pts["a"]) == 3
     assert libs_at(gs, *marks["a"]) == 4
-    assert B.chain_size(gs.board, pts["a"]) == 1
+    assert chain_size(gs.board, pts["a"]) == 1
     # White may not play back into the hole: no liberty, nothing to capture
     assert B.move_error(gs.board, point_from_xy(1, 1, 5), WHITE, False) == B.MOVE_SUICIDE
 
@@ -122,7 +123,7 @@ def test_snapback():
     assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0  # throw-in, one liberty (c)
     assert libs_at(gs, *marks["a"]) == 1
     assert play(gs, ref, BLACK, marks["c"], pts["c"]) == 1  # black takes it...
-    assert B.chain_size(gs.board, pts["c"]) == 5 and libs_at(gs, *marks["c"]) == 1
+    assert chain_size(gs.board, pts["c"]) == 5 and libs_at(gs, *marks["c"]) == 1
     assert gs.board[B.ROW_HEADER, B.H_KO_POINT] == 0  # 5-stone chain: no ko
     assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 5  # ...and loses five stones
 
@@ -145,14 +146,14 @@ def test_ko_ban_and_its_lifting(rules):
     assert gs.board[B.ROW_HEADER, B.H_KO_POINT] == retake
     assert gs.play(WHITE, retake) in (B.MOVE_KO, MOVE_SUPERKO)
     assert B.move_error(gs.board, retake, WHITE, False) == B.MOVE_KO
-    assert not gs.legal_mask(WHITE)[B.action_of_point(gs.board, retake)]
+    assert not gs.legal_mask(WHITE)[action_from_point(retake, gs.width, gs.height)]
     # the ban is on White only; Black may fill the ko
     assert B.is_legal(gs.board, retake, BLACK, False)
     # a move elsewhere by each side lifts the ban
     play(gs, ref, WHITE, (5, 3), point_from_xy(5, 3, 6))
     assert gs.board[B.ROW_HEADER, B.H_KO_POINT] == 0
     play(gs, ref, BLACK, (5, 0), point_from_xy(5, 0, 6))
-    assert gs.legal_mask(WHITE)[B.action_of_point(gs.board, retake)]
+    assert gs.legal_mask(WHITE)[action_from_point(retake, gs.width, gs.height)]
     assert play(gs, ref, WHITE, (1, 1), retake) == 1
     assert gs.board[B.ROW_HEADER, B.H_KO_POINT] == pts["a"]  # now Black is banned
 
@@ -193,7 +194,7 @@ def test_triple_ko_cycle(rules, last_ok):
     color, (x, y) = TRIPLE_KO_CYCLE[-1]
     p = point_from_xy(x, y, 9)
     assert B.move_error(gs.board, p, color, False) == B.MOVE_OK  # simple ko allows it
-    assert gs.legal_mask(color)[B.action_of_point(gs.board, p)] == last_ok
+    assert gs.legal_mask(color)[action_from_point(p, gs.width, gs.height)] == last_ok
     if last_ok:
         assert play(gs, ref, color, (x, y), p) == 1
         assert gs.stone_hash == start_hash
@@ -226,7 +227,7 @@ def test_suicide_illegal_by_default():
         assert B.move_error(gs.board, pts["a"], WHITE, False) == B.MOVE_SUICIDE
         assert gs.play(WHITE, pts["a"]) == B.MOVE_SUICIDE
         assert np.array_equal(gs.board, before)
-        assert not gs.legal_mask(WHITE)[B.action_of_point(gs.board, pts["a"])]
+        assert not gs.legal_mask(WHITE)[action_from_point(pts["a"], gs.width, gs.height)]
         assert B.is_legal(gs.board, pts["a"], BLACK, False)
 
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from engine import board as B
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_xy
+from engine.coords import point_from_action, point_from_xy
 from engine.game import GameState
 from engine.rules import Rules
 from tests.boards import assert_board_matches
@@ -27,7 +27,7 @@ def play_choices(gs, choices):
         if len(legal) == 0 or k < 0:
             point = PASS_POINT
         else:
-            point = B.point_of_action(gs.board, legal[k % len(legal)])
+            point = point_from_action(int(legal[k % len(legal)]), gs.width, gs.height)
         assert gs.play(gs.to_move, point) == B.MOVE_OK
 
 

@@ -8,8 +8,10 @@ import pytest
 from engine import board as B
 from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.engine import RESIGN, Engine, TimeSettings
+from engine.coords import action_from_point, point_from_action
+from engine.engine import RESIGN, Engine
 from engine.evaluator import Evaluation, UniformEvaluator
+from engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 
 FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),
@@ -41,7 +43,7 @@ def test_genmove_plays_legal_moves_and_reuses_the_tree():
         legal = e.game.legal_mask(color)
         before = len(e.game.moves)
         p = e.genmove(color)
-        assert legal[B.action_of_point(e.game.board, p)] or p == PASS_POINT
+        assert legal[action_from_point(p, 5, 5)] or p == PASS_POINT
         assert len(e.game.moves) == before + 1 and e.game.moves[-1] == (color, p)
     reused = [int(m.split()[2]) for m in logs if m.startswith("tree reuse")]
     assert len(reused) == 8 and max(reused) > 0
@@ -56,7 +58,7 @@ def test_genmove_without_commit_leaves_the_game_alone():
 def _black_replies(e):
     mask = e.game.legal_mask(BLACK)
     a = int(np.flatnonzero(mask[:-1])[0])
-    assert e.play(BLACK, B.point_of_action(e.game.board, a)) == B.MOVE_OK
+    assert e.play(BLACK, point_from_action(a, 5, 5)) == B.MOVE_OK
 
 
 def test_resigns_only_after_consecutive_bad_moves_and_min_move():
@@ -165,8 +167,8 @@ def test_dirichlet_noise_and_temperature_for_self_play():
 def test_clock_gives_the_search_its_budget():
     e = Engine(9, 9, 7.5, evaluator=UniformEvaluator(),
                config=EngineConfig(search=FAST.search, seconds=5.0, lag_buffer=0.0))
-    assert e._time_budget(BLACK) == 5.0  # no clock: the configured time per move
+    assert e._limits(BLACK).seconds == 5.0  # no clock: the configured time per move
     e.set_time_settings(TimeSettings(main_time=0, byo_time=10, byo_stones=5))
-    assert e._time_budget(BLACK) == pytest.approx(2.0)  # 10 s for 5 stones
+    assert e._limits(BLACK).seconds == pytest.approx(2.0)  # 10 s for 5 stones
     e.set_time_left(BLACK, 3.0, 3)
-    assert e._time_budget(BLACK) == pytest.approx(1.0)
+    assert e._limits(BLACK).seconds == pytest.approx(1.0)

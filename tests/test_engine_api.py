@@ -9,9 +9,10 @@ import pytest
 from engine.config import EngineConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import parse_vertex
-from engine.engine import Engine, TimeSettings
+from engine.engine import Engine
 from engine.evaluator import UniformEvaluator
 from engine.rules import PRESETS
+from engine.timecontrol import TimeSettings
 
 FAST = EngineConfig(playouts=64, seconds=0)
 

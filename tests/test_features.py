@@ -6,7 +6,7 @@ import pytest
 
 from engine import board as B
 from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
+from engine.coords import parse_vertex, point_from_action, xy_from_point
 from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
 from engine.game import GameState
@@ -39,7 +39,7 @@ def at(game, *vertices):
     plane = np.zeros((game.height, game.width), dtype=np.float32)
     for v in vertices:
         p = parse_vertex(v, game.width, game.height)
-        x, y = p % (game.width + 1) - 1, p // (game.width + 1) - 1
+        x, y = xy_from_point(p, game.width)
         plane[y, x] = 1.0
     return plane
 
@@ -239,7 +239,7 @@ def random_game(rng, size, n_moves, width=None):
         if len(legal) == 0 or rng.random() < 0.05:
             g.play(g.to_move, B.PASS_POINT)
         else:
-            g.play(g.to_move, B.point_of_action(g.board, int(rng.choice(legal))))
+            g.play(g.to_move, point_from_action(int(rng.choice(legal)), g.width, g.height))
     return g
 
 

@@ -4,9 +4,10 @@ import re
 
 import pytest
 
-from engine.engine import Engine, TimeSettings
+from engine.engine import Engine
 from engine.constants import BLACK, WHITE
 from engine.free_handicap import free_handicap_points
+from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer

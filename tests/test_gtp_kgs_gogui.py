@@ -26,7 +26,7 @@ def server(engine) -> GtpServer:
 
 def rollout_engine(size=9, komi=7.5, seed=0, **cfg) -> Engine:
     config = EngineConfig(playouts=cfg.pop("playouts", 64), seconds=0, seed=seed, **cfg)
-    return Engine(size, size, komi, PRESETS["chinese"], seed=seed, config=config)
+    return Engine(size, size, komi, PRESETS["chinese"], config=config)
 
 
 def finished_game(srv) -> None:
@@ -77,7 +77,7 @@ def test_cleanup_with_nothing_dead_is_genmove():
     """Same seed, same uniform evaluator: the cleanup move equals the genmove move."""
     answers = []
     for cmd in ("genmove", "kgs-genmove_cleanup"):
-        engine = Engine(9, 9, 7.5, seed=3, evaluator=UniformEvaluator(),
+        engine = Engine(9, 9, 7.5, evaluator=UniformEvaluator(),
                         config=EngineConfig(playouts=64, seconds=0, seed=3, resign_threshold=0))
         srv = server(engine)
         for line in ("play b e5", "play w c3", "play b g7"):

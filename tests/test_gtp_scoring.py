@@ -17,7 +17,7 @@ def finished_game(rules: str, komi: float, seed: int) -> GtpServer:
     Black's area, then two passes. (Random-playout ownership is weak in big areas: measured, a
     lone stone in a 36-point area was judged dead for 3 seeds of 4 and one in a 27-point area
     sat at the 0.3 threshold; in this 18-point area its ownership is 0.6-0.8 for every seed.)"""
-    engine = Engine(9, 9, komi, PRESETS[rules], seed=seed,
+    engine = Engine(9, 9, komi, PRESETS[rules],
                     config=EngineConfig(playouts=64, seconds=0, seed=seed))
     srv = GtpServer(Commands(EngineLoader.of(engine)))
     for row in range(1, 10):

@@ -8,6 +8,7 @@ import onnxruntime as ort
 import pytest
 
 from engine import onnx_evaluator as oe
+from engine.coords import action_from_xy
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.rules import PRESETS
 
@@ -337,9 +338,9 @@ def test_katago_tiny_board_test_5x5_in_6x6_buffer_symmetry_3(b6c96_model):
     legal[0, -1] = True
     for y in range(5):
         for x in range(5):
-            legal[0, y * 6 + x] = stones[y][x] == "."
+            legal[0, action_from_xy(x, y, 6)] = stones[y][x] == "."
     policy = oe.policy_probs(raw["policy"], legal)[0]
-    permille = {(x, y): policy[y * 6 + x] * 1000 for y in range(5) for x in range(5)}
+    permille = {(x, y): policy[action_from_xy(x, y, 6)] * 1000 for y in range(5) for x in range(5)}
     top = sorted(permille, key=permille.get, reverse=True)[:3]
     assert top == [(3, 2), (1, 2), (2, 1)]
     for point, expected in zip(top, (607, 237, 150)):

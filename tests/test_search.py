@@ -7,7 +7,7 @@ from engine import board as B
 from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_action
+from engine.coords import action_from_point, point_from_action
 from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
 from engine.game import GameState
 from engine.rollout import RolloutEvaluator
@@ -79,7 +79,7 @@ def test_positional_superko_move_is_excluded():
         assert g.play(BLACK, vertex(g, "C3")) == B.MOVE_OK
         g.play(WHITE, PASS_POINT)
         g.play(BLACK, PASS_POINT)
-        retake = B.action_of_point(g.board, vertex(g, "B3"))
+        retake = action_from_point(vertex(g, "B3"), g.width, g.height)
         assert bool(g.legal_mask(WHITE)[retake]) == retake_legal
         s = Search(UniformEvaluator(), SMALL)
         s.run(g, WHITE, SearchLimits(playouts=300))
@@ -223,14 +223,15 @@ class _PathCheckingEvaluator:
         from engine.positions import batch_row_from_game
         s = self.search
         ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
-        for i in range(int(s._out[0])):
-            if s._leaf_kind[i] != 0:  # KIND_EVAL
+        buf = s._buf
+        for i in range(int(buf.out[0])):
+            if buf.leaf_kind[i] != 0:  # KIND_EVAL
                 continue
-            r = int(s._leaf_row[i])
-            depth = int(s._path_len[i])
+            r = int(buf.leaf_row[i])
+            depth = int(buf.path_len[i])
             g = deepcopy(self.game)
             for k in range(depth):
-                a = int(s._path_actions[i, k])
+                a = int(buf.path_actions[i, k])
                 assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == B.MOVE_OK
             batch_row_from_game(ref, 0, g)
             assert np.array_equal(batch.boards[r, B.ROW_COLOR], ref.boards[0, B.ROW_COLOR])

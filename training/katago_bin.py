@@ -170,9 +170,6 @@ class KataModel:
     consumed_bytes: int = 0
     total_bytes: int = 0
 
-    def multiplier(self, key: str) -> float:
-        return float(self.multipliers[MULTIPLIER_NAMES.index(key)])
-
 
 _TOKEN = re.compile(rb"\s*(\S+)")
 _SPACE = re.compile(rb"\s*")

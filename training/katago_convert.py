@@ -28,6 +28,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from engine.features import FEATURE_SET
+from engine.onnx_options import is_onnx_file
 from training import katago_bin as kb
 
 OPSET = 17
@@ -284,7 +285,7 @@ def cache_dir() -> Path:
 def cached_onnx_for(path: str | Path) -> Path:
     """An ONNX file for `path`: itself if already .onnx, else a converted copy cached by sha256."""
     path = Path(path)
-    if path.suffix.lower() == ".onnx":
+    if is_onnx_file(path):
         return path
     digest = kb.file_sha256(path)
     stem = path.name.split(".")[0]

@@ -44,7 +44,7 @@ from engine.constants import BLACK, WHITE
 from engine.coords import point_from_action
 from engine.engine import Engine
 from engine.evaluator import PositionBatch
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.gumbel import gumbel_search
 from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_result_possible,
                                    session_options)
@@ -54,7 +54,6 @@ from engine.rules import rules_by_name
 from engine.search import SearchLimits
 from training.chunks import TEACHER_KEYS, Rows, pack_spatial, read_manifest, write_chunk
 
-FEATURE_SET = "katago-v7"  # engine.features' encoding (a key of onnx_evaluator's known sets)
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands
 REFERENCE_AREA = 361  # move counts in the settings are for 19x19 and scale with the area
 CHUNK_ROWS = 2048  # rows per chunk file (per board size)
@@ -200,7 +199,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
     nodes = 4 * max(settings.budget(True), 1) + 256
     search = SearchConfig(batch_size=1 if settings.gumbel else settings.batch_size,
                           max_nodes=nodes, max_edges=nodes * (area + 1))
-    engine = Engine(size, size, komi, rules, seed, evaluator,
+    engine = Engine(size, size, komi, rules, evaluator,
                     EngineConfig(search=search, report_reuse=False, seed=seed),
                     log=lambda msg: None)
     game = engine.game

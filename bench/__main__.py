@@ -20,6 +20,7 @@ BENCHES = [
     "search:measure_uniform",
     "search:measure_onnx",
     "startup",
+    "train",
 ]
 
 

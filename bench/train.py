@@ -1,0 +1,90 @@
+"""Training speed: samples per second of full training steps (batch sampling with symmetry
+augmentation, forward, loss, backward, SGD update) by net size and board size.
+
+    PYTHONPATH=. python bench/train.py [--nets b4c64 b6c96] [--sizes 9 19] [--batch 128]
+                                       [--steps 4] [--threads 1 0]
+
+Rows are random (binary planes on a full board, random targets): the speed of a step does not
+depend on their content. Each figure is the best step after a warm-up step (the cores are
+shared, so the best step is the least disturbed one); threads 0 = all cores.
+Several threads suffer badly when other processes load the cores (OpenMP workers wait for
+each other), so the one-thread figure is the steadier one on a shared machine.
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+
+from engine.features import NUM_GLOBAL, NUM_SPATIAL
+from training.chunks import Rows, pack_spatial
+from training.model import build_net
+from training.replay import ReplayWindow
+from training.train import TrainConfig, Trainer, choose_device
+
+
+def random_rows(size: int, n: int, rng: np.random.Generator) -> Rows:
+    area = size * size
+    spatial = (rng.random((n, NUM_SPATIAL, size, size)) < 0.2).astype(np.float32)
+    spatial[:, 0] = 1.0
+    value = np.zeros((n, 3), np.float32)
+    value[np.arange(n), rng.integers(0, 2, n)] = 1.0
+    return Rows(size, size, NUM_SPATIAL, "katago-v7", pack_spatial(spatial),
+                rng.normal(0, 0.5, (n, NUM_GLOBAL)).astype(np.float32),
+                rng.dirichlet(np.ones(area + 1), n).astype(np.float32), np.ones(n, np.float32),
+                value, rng.normal(0, 10, n).astype(np.float32),
+                rng.choice([-1.0, 1.0], (n, area)).astype(np.float32))
+
+
+def samples_per_second(net_name: str, size: int, batch: int, steps: int) -> float:
+    rng = np.random.default_rng(0)
+    window = ReplayWindow([random_rows(size, 4 * batch, rng)], log=lambda _: None)
+    config = TrainConfig(data=[], out="", net=net_name, batch=batch)
+    trainer = Trainer(build_net(net_name, 0), config, choose_device(config.device))
+    trainer.step(window.sample(rng, batch), 0)  # warm-up
+    best = 0.0
+    for step in range(1, steps + 1):
+        start = time.perf_counter()
+        trainer.step(window.sample(rng, batch), step)
+        best = max(best, batch / (time.perf_counter() - start))
+    return best
+
+
+def measure(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`: b4c64 and b6c96 on 9x9 and 19x19, batch 128, on one
+    thread and on all cores."""
+    steps = 1 if quick else 3
+    figures = {}
+    for threads in sorted({1, os.cpu_count() or 1}):
+        torch.set_num_threads(threads)
+        for net in ("b4c64", "b6c96"):
+            for size in (9, 19):
+                figures[f"{net} {size}x{size} batch 128, {threads} thread(s)"] = (
+                    samples_per_second(net, size, 128, steps), "samples/s")
+    return figures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nets", nargs="+", default=["b4c64", "b6c96"])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=4, help="timed steps per cell")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 0],
+                    help="torch thread counts (0 = all cores)")
+    args = ap.parse_args()
+    print(f"training samples/s, best of {args.steps} steps, batch {args.batch}, "
+          f"device {choose_device('auto')}")
+    for threads in args.threads:
+        torch.set_num_threads(threads or os.cpu_count() or 1)
+        for net in args.nets:
+            for size in args.sizes:
+                rate = samples_per_second(net, size, args.batch, args.steps)
+                print(f"{net:>8} {size:>2}x{size:<2} {torch.get_num_threads()} thread(s) "
+                      f"{rate:8.1f} samples/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,8 +1,10 @@
 """Training rows from random legal games: real positions through engine.features, targets from
 the games themselves (the move played, the final result, score and area ownership).
 
-An optional synthetic teacher gives each row soft targets of its own: a policy preferring the
-centre among the legal moves, a softened result, half the score and half the ownership.
+Moves are drawn among the legal ones with a preference for the centre, so the policy target is
+learnable from the planes. An optional synthetic teacher gives each row soft targets of its
+own: a policy preferring the edges instead, a softened result, half the score and half the
+ownership.
 """
 
 import numpy as np
@@ -31,17 +33,18 @@ def features(game: GameState, symmetry: int = 0) -> tuple[np.ndarray, np.ndarray
 
 
 def random_game(size: int, rng: np.random.Generator, komi: float = 0.5, max_moves=None):
-    """A random legal game: a pass now and then after a few moves, two passes end it."""
+    """A random legal game, centre points preferred: a pass now and then after a few moves,
+    two passes end it."""
     game = GameState(size, size, komi, PRESETS["chinese"])
     max_moves = max_moves or 3 * size * size
     records = []  # (spatial, global, action, legal mask, colour)
     while not game.is_over() and len(game.moves) < max_moves:
         legal = game.legal_mask(game.to_move)
-        moves = np.flatnonzero(legal[:-1])
-        if len(moves) == 0 or (len(game.moves) > size and rng.random() < 0.08):
+        if not legal[:-1].any() or (len(game.moves) > size and rng.random() < 0.08):
             action = size * size
         else:
-            action = int(rng.choice(moves))
+            p = preference_policy(legal, size, -1.5)[:-1]
+            action = int(rng.choice(size * size, p=p / p.sum()))
         spatial, glob = features(game)
         records.append((spatial, glob, action, legal, game.to_move))
         point = PASS_POINT if action == size * size else point_from_xy(action % size,
@@ -87,7 +90,7 @@ def random_game_rows(size: int, games: int, seed: int, teacher: bool = False) ->
             cols["value"].append(value)
             cols["score"].append(margin)
             cols["ownership"].append(sign * black_own)
-            cols["teacher_policy"].append(centre_policy(legal, size))
+            cols["teacher_policy"].append(preference_policy(legal, size, 1.0))
             cols["teacher_value"].append(0.8 * value + 0.1 * np.array([1, 1, 0], np.float32))
     n = len(cols["policy"])
     weight = np.ones(n, np.float32)
@@ -104,10 +107,11 @@ def random_game_rows(size: int, games: int, seed: int, teacher: bool = False) ->
                 np.array(cols["value"]), score, ownership, extra)
 
 
-def centre_policy(legal: np.ndarray, size: int) -> np.ndarray:
-    """A soft policy over the legal moves that prefers points near the centre (pass a little)."""
+def preference_policy(legal: np.ndarray, size: int, slope: float) -> np.ndarray:
+    """A soft policy over the legal moves with logits slope * distance from the centre (pass a
+    little): slope < 0 prefers the centre, slope > 0 the edges."""
     y, x = np.divmod(np.arange(size * size), size)
     centre = (size - 1) / 2
-    logits = np.append(-np.hypot(y - centre, x - centre), -3.0)
-    p = np.where(legal, np.exp(logits), 0.0)
+    logits = np.append(slope * np.hypot(y - centre, x - centre), -3.0)
+    p = np.where(legal, np.exp(logits - logits.max()), 0.0)
     return (p / p.sum()).astype(np.float32)

@@ -17,6 +17,7 @@ CPU by default with all cores (--threads), CUDA when available.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -32,7 +33,7 @@ from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpo
     save_checkpoint
 from training.loss_log import LossLog, plot_losses
 from training.losses import LossWeights, loss_terms, total_loss
-from training.model import DosakuNet, build_net, decayed_parameters
+from training.model import DosakuNet, build_net, decayed_parameters, parameter_count
 from training.replay import Batch, ReplayWindow
 
 
@@ -128,7 +129,8 @@ class Trainer:
     def state(self, step: int, rng: np.random.Generator) -> dict:
         return {"net": self.net.config.name, "step": step, "model": self.net.state_dict(),
                 "optimizer": self.optimizer.state_dict(), "rng": rng.bit_generator.state,
-                "torch_rng": torch.get_rng_state(), "config": _plain(asdict(self.config))}
+                "torch_rng": torch.get_rng_state(),
+                "config": json.loads(json.dumps(asdict(self.config), default=str))}
 
     def restore(self, state: dict, rng: np.random.Generator) -> int:
         """Load a checkpoint's weights, optimizer state and generators; returns its step."""
@@ -137,15 +139,6 @@ class Trainer:
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
         return int(state["step"])
-
-
-def _plain(value):
-    """Config as plain containers (checkpoints load with weights_only=True)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def train(config: TrainConfig, log=print) -> TrainResult:
@@ -163,6 +156,8 @@ def train(config: TrainConfig, log=print) -> TrainResult:
     log(f"replay window: {window.describe()}")
     device = choose_device(config.device)
     trainer = Trainer(build_net(config.net, config.seed), config, device)
+    log(f"{config.net}: {parameter_count(trainer.net):,} parameters, on {device.type} with "
+        f"{torch.get_num_threads()} thread(s)")
     rng = np.random.default_rng(config.seed)
     step = 0
     if latest is not None:

@@ -91,8 +91,8 @@ def test_teacher_targets_are_kept_per_row_and_zero_elsewhere():
     np.testing.assert_array_equal(pool.has_teacher, [0.0] * n_plain + [1.0] * len(taught))
     batch = rows_batch(pool, np.arange(len(pool.rows)))
     assert batch.teacher_policy[:n_plain].abs().sum() == 0.0
-    np.testing.assert_allclose(batch.teacher_policy[n_plain:].numpy(), taught.teacher["teacher_policy"])
-    np.testing.assert_allclose(batch.teacher_score[n_plain:].numpy(), taught.teacher["teacher_score"])
+    for key in ("teacher_policy", "teacher_score"):
+        np.testing.assert_allclose(getattr(batch, key)[n_plain:].numpy(), taught.teacher[key])
 
 
 def test_corrupt_and_foreign_chunks_are_skipped_with_a_message(tmp_path):

@@ -62,7 +62,8 @@ def final_ownership(game: GameState) -> np.ndarray:
         for x in range(game.width):
             p = point_from_xy(x, y, game.width)
             if area[p]:
-                own[action_from_point(p, game.width, game.height)] = 1.0 if area[p] == BLACK else -1.0
+                a = action_from_point(p, game.width, game.height)
+                own[a] = 1.0 if area[p] == BLACK else -1.0
     return own
 
 

@@ -30,7 +30,7 @@ from engine.onnx_evaluator import OnnxModel
 from training import katago_bin as kb
 from training import katago_convert as kc
 from training.checkpoint import load_checkpoint, resolve_checkpoint
-from training.model import SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
+from training.model import FEATURE_SET, SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
 
 MODEL_VERSION = 8  # the KataGo architecture version the net follows (V7 input features)
 CHECK_SIZES = (9, 19)
@@ -153,7 +153,7 @@ def export_net(net: DosakuNet, out_path: str | Path, training_steps: int,
     kata = to_katago(net, name, checkpoint_sha)
     proto = kc.build_onnx(kata)
     props = kc.metadata(kata)
-    assert props["score_outputs"] == ",".join(SCORE_OUTPUTS)
+    assert (props["feature_set"], props["score_outputs"]) == (FEATURE_SET, ",".join(SCORE_OUTPUTS))
     provenance = f"checkpoint sha256={checkpoint_sha}" if checkpoint_sha else \
         f"random initialisation, seed {init_seed}"
     props.update({"source": f"dosaku {net_name}, {training_steps} training steps, {provenance}",

@@ -17,8 +17,7 @@ import torch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL
 from engine.onnx_evaluator import apply_symmetry
 from training.chunks import TEACHER_KEYS, Rows, load_chunks
-
-FEATURE_SET = "katago-v7"
+from training.model import FEATURE_SET
 
 
 @dataclass
@@ -43,9 +42,6 @@ class Batch:
     teacher_value: torch.Tensor
     teacher_score: torch.Tensor
     teacher_ownership: torch.Tensor  # [n, H, W]
-
-    def __len__(self) -> int:
-        return len(self.policy)
 
 
 def usable(rows: Rows) -> str | None:
@@ -111,13 +107,13 @@ class ReplayWindow:
                  for (h, w), p in self.pools.items()]
         return ", ".join(parts) or "no rows"
 
-    def sample(self, rng: np.random.Generator, batch_size: int, augment: bool = True) -> Batch:
+    def sample(self, rng: np.random.Generator, batch_size: int) -> Batch:
         """A batch of one board size: the size by row count, rows uniformly (with replacement),
-        a random symmetry per row when `augment`."""
+        a random symmetry per row."""
         size = self.sizes[rng.choice(len(self.sizes), p=self.size_probs)]
         pool = self.pools[size]
         idx = rng.integers(0, len(pool.rows), batch_size)
-        syms = rng.integers(0, 8 if size[0] == size[1] else 4, batch_size) if augment else None
+        syms = rng.integers(0, 8 if size[0] == size[1] else 4, batch_size)
         return rows_batch(pool, idx, syms)
 
 

@@ -97,34 +97,33 @@ class Trainer:
         """The rate for step number `step` (0-based): linear warm-up, then constant."""
         return self.config.lr * min(1.0, (step + 1) / max(1, self.config.warmup))
 
-    def step(self, batch: Batch, step: int) -> dict[str, float]:
-        """One SGD step on `batch`; returns each loss term and the total (before the update)."""
+    def _losses(self, batch: Batch) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
         batch = Batch(**{k: v.to(self.device) for k, v in vars(batch).items()})
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.learning_rate(step)
-        self.net.train()
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config.bf16):
             outputs = self.net(batch.spatial, batch.global_in)
         terms = loss_terms([o.float() for o in outputs], batch, self.config.weights,
                            self.decayed)
-        total = total_loss(terms, self.config.weights)
+        return terms, total_loss(terms, self.config.weights)
+
+    def step(self, batch: Batch, step: int) -> dict[str, float]:
+        """One SGD step on `batch`; returns each loss term and the total (before the update)."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate(step)
+        self.net.train()
+        terms, total = self._losses(batch)
         if not torch.isfinite(total):
             raise TrainError(f"the loss is {total.item()} at step {step + 1}; the checkpoints "
                              f"written so far are intact (try a lower --lr)")
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
         self.optimizer.step()
-        return {**{k: v.item() for k, v in terms.items()}, "total": total.item()}
+        return _values(terms, total)
 
     def evaluate(self, batch: Batch) -> dict[str, float]:
-        """The loss terms on `batch` without training."""
-        batch = Batch(**{k: v.to(self.device) for k, v in vars(batch).items()})
+        """The loss terms and total on `batch`, without training."""
         self.net.eval()
         with torch.no_grad():
-            terms = loss_terms(self.net(batch.spatial, batch.global_in), batch,
-                               self.config.weights, self.decayed)
-            total = total_loss(terms, self.config.weights)
-        return {**{k: v.item() for k, v in terms.items()}, "total": total.item()}
+            return _values(*self._losses(batch))
 
     def state(self, step: int, rng: np.random.Generator) -> dict:
         return {"net": self.net.config.name, "step": step, "model": self.net.state_dict(),
@@ -139,6 +138,10 @@ class Trainer:
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
         return int(state["step"])
+
+
+def _values(terms: dict[str, torch.Tensor], total: torch.Tensor) -> dict[str, float]:
+    return {**{k: v.item() for k, v in terms.items()}, "total": total.item()}
 
 
 def train(config: TrainConfig, log=print) -> TrainResult:

@@ -18,8 +18,9 @@ m = `teacher` mixing weight on rows that carry teacher targets and 0 on the othe
                (cross-entropy to a soft target: KL divergence plus the target's own entropy)
   l2           c * ||theta||^2 over convolution and linear weights
 
-Every term is a mean over the batch; the total weighs them by LossWeights (teacher terms by
-the weight of their non-teacher counterpart).
+Every term is a batch mean of the per-row values with their row weights (policy_weight, 1 - m,
+m) applied; the total weighs the terms by LossWeights (teacher terms by the weight of their
+non-teacher counterpart).
 """
 
 from __future__ import annotations

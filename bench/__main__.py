@@ -19,6 +19,9 @@ BENCHES = [
     "nn",
     "search:measure_uniform",
     "search:measure_onnx",
+    "selfplay:measure_teacher",
+    "selfplay:measure_selfplay",
+    "selfplay:measure_ray",
     "startup",
     "train",
 ]

@@ -10,10 +10,10 @@ batch, best of three slices (the cores are shared).
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
+from bench.runner import KATAGO_REFERENCE
 from engine import board as B
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
@@ -23,15 +23,12 @@ from engine.game import GameState
 from engine.positions import batch_row_from_game
 from engine.rules import PRESETS
 
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / \
-    "katago-b6c96-raw-nn.json"
-
 
 def reference_games(size):
-    if not REFERENCE.exists():
+    if not KATAGO_REFERENCE.exists():
         return []
     games = []
-    for pos in json.loads(REFERENCE.read_text())["positions"]:
+    for pos in json.loads(KATAGO_REFERENCE.read_text())["positions"]:
         if pos["board_size"] != size or not pos["id"].startswith("gnugo") or len(pos["moves"]) < 10:
             continue
         g = GameState(size, size, pos["komi"], PRESETS["chinese"])

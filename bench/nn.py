@@ -8,17 +8,12 @@ session settings (graph optimization level, execution mode) on one configuration
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
-from bench.runner import Skip
-from engine.onnx_evaluator import OnnxModel, session_options
+from bench.runner import B6C96_MODEL, Skip
+from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
 from training.katago_convert import cached_onnx_for
-
-DEFAULT_MODEL = (Path(__file__).resolve().parents[1].parent / "shared" / "models"
-                 / "g170-b6c96-s175395328-d26788732.bin.gz")
 
 
 def inputs(model: OnnxModel, batch: int, size: int, rng):
@@ -58,31 +53,23 @@ def table(path, sizes, batches, threads, seconds):
 
 
 def variants(path, size, batch, threads, seconds):
-    levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
-              "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
-              "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
-              "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
     print(f"\nsession variants at {size}x{size}, batch {batch}, {threads} thread(s)")
-    for name, level in levels.items():
-        for mode in ("sequential", "parallel"):
-            opts = session_options(threads)
-            opts.graph_optimization_level = level
-            if mode == "parallel":
-                opts.execution_mode = ort.ExecutionMode.ORT_PARALLEL
-                opts.inter_op_num_threads = threads
+    for level in GRAPH_OPTIMIZATION:
+        for parallel in (False, True):
+            opts = session_options(threads, optimization=level, parallel=parallel)
             wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
-            print(f"  opt={name:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
-    opts = session_options(threads)
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            mode = "parallel" if parallel else "sequential"
+            print(f"  opt={level:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
+    opts = session_options(threads, spinning=False)
     wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
     print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
 
 
 def measure(quick: bool) -> dict[str, tuple[float, str]]:
     """Figures for `python -m bench`: b6c96 evaluations/s by size, batch and threads."""
-    if not DEFAULT_MODEL.exists():
-        raise Skip(f"no network at {DEFAULT_MODEL}")
-    path = cached_onnx_for(DEFAULT_MODEL)
+    if not B6C96_MODEL.exists():
+        raise Skip(f"no network at {B6C96_MODEL}")
+    path = cached_onnx_for(B6C96_MODEL)
     seconds = 0.6 if quick else 1.5
     figures = {}
     for threads in (1, 2):
@@ -96,7 +83,7 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--model", default=str(B6C96_MODEL))
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
     ap.add_argument("--batches", type=int, nargs="+", default=[1, 8, 16, 32])

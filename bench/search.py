@@ -9,9 +9,8 @@ compilation and first-touch page faults of the tree arrays are left out.
 
 import argparse
 import time
-from pathlib import Path
 
-from bench.runner import Skip
+from bench.runner import B6C96_MODEL, Skip
 from engine.config import SearchConfig
 from engine.evaluator import PositionBatch, UniformEvaluator
 from engine.game import GameState
@@ -49,10 +48,6 @@ def playout_rate(size: int, count: int) -> float:
     return done / (time.perf_counter() - t0)
 
 
-MODEL = Path(__file__).resolve().parents[1].parent / "shared" / "models" / \
-    "g170-b6c96-s175395328-d26788732.bin.gz"
-
-
 def measure_uniform(quick: bool) -> dict[str, tuple[float, str]]:
     """Pure search overhead per visit, and rollout playouts/s inside the search."""
     visits = 5000 if quick else 20000
@@ -68,11 +63,11 @@ def measure_uniform(quick: bool) -> dict[str, tuple[float, str]]:
 
 def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     """Visits/s of the search with the b6c96 network (2 threads, batch 16, cache off)."""
-    if not MODEL.exists():
-        raise Skip(f"no network at {MODEL}")
+    if not B6C96_MODEL.exists():
+        raise Skip(f"no network at {B6C96_MODEL}")
     from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
     from training.katago_convert import cached_onnx_for
-    evaluator = OnnxEvaluator(OnnxModel(cached_onnx_for(MODEL), threads=2), seed=1)
+    evaluator = OnnxEvaluator(OnnxModel(cached_onnx_for(B6C96_MODEL), threads=2), seed=1)
     figures = {}
     for size in (9, 19):
         _, rate = search_rate(evaluator, size, 200 if quick else 800, 16)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench.runner import Figures, Skip, print_figures
-from gtp.controller import GtpController
+from tournament.controller import GtpController
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "run_engine.py"

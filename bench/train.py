@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from engine.features import NUM_GLOBAL, NUM_SPATIAL
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from training.chunks import Rows, pack_spatial
 from training.model import build_net
 from training.replay import ReplayWindow
@@ -30,7 +30,7 @@ def random_rows(size: int, n: int, rng: np.random.Generator) -> Rows:
     spatial[:, 0] = 1.0
     value = np.zeros((n, 3), np.float32)
     value[np.arange(n), rng.integers(0, 2, n)] = 1.0
-    return Rows(size, size, NUM_SPATIAL, "katago-v7", pack_spatial(spatial),
+    return Rows(size, size, NUM_SPATIAL, FEATURE_SET, pack_spatial(spatial),
                 rng.normal(0, 0.5, (n, NUM_GLOBAL)).astype(np.float32),
                 rng.dirichlet(np.ones(area + 1), n).astype(np.float32), np.ones(n, np.float32),
                 value, rng.normal(0, 10, n).astype(np.float32),

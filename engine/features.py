@@ -19,8 +19,9 @@ from engine.area import calculate_area, independent_life_area
 from engine.constants import BLACK, EMPTY, NULL_POINT, PASS_POINT, WHITE
 from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
 
-NUM_SPATIAL = 22
-NUM_GLOBAL = 19
+FEATURE_SET = "katago-v7"  # the name models fed by this module declare in their metadata
+NUM_SPATIAL = 22  # input planes [N, NUM_SPATIAL, H, W]
+NUM_GLOBAL = 19  # global inputs [N, NUM_GLOBAL]
 
 KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 TAX_NONE, TAX_SEKI, TAX_ALL = 0, 1, 2

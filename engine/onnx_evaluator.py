@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
 from engine.evaluator import Evaluation
-from engine.features import fill_features
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 
-KNOWN_FEATURE_SETS = {"katago-v7": (22, 19)}  # name -> (spatial planes, global features)
+KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
 PROVIDERS = {
     "cpu": "CPUExecutionProvider",
     "cuda": "CUDAExecutionProvider",
     "coreml": "CoreMLExecutionProvider",
     "dml": "DmlExecutionProvider",
 }
+GRAPH_OPTIMIZATION = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+                      "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                      "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+                      "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
 KATAGO_V8_SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead", "vartime")
 DEFAULT_MULTIPLIERS = {"td_score": 20.0, "score_mean": 20.0, "score_stdev": 20.0, "lead": 20.0,
                        "variance_time": 40.0, "shortterm_value_error": 0.25,
@@ -36,13 +41,20 @@ class UnsupportedModelError(ValueError):
     """The model's declared feature set (or its inputs) is not one this engine can feed."""
 
 
-def session_options(threads: int = 1) -> ort.SessionOptions:
-    """Sequential execution on `threads` intra-op threads with all graph optimizations."""
+def session_options(threads: int = 1, optimization: str = "all", parallel: bool = False,
+                    spinning: bool = True) -> ort.SessionOptions:
+    """Execution on `threads` intra-op threads. The defaults are the engine's: sequential, all
+    graph optimizations, spinning threads; the others let bench/nn.py compare session settings
+    without importing onnxruntime itself."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.inter_op_num_threads = threads if parallel else 1
+    opts.execution_mode = (ort.ExecutionMode.ORT_PARALLEL if parallel
+                           else ort.ExecutionMode.ORT_SEQUENTIAL)
+    opts.graph_optimization_level = GRAPH_OPTIMIZATION[optimization]
+    if not spinning:
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
     return opts
 
 
@@ -197,20 +209,34 @@ def undo_symmetry_outputs(raw: dict, sym: int) -> dict:
     return out
 
 
-def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
-                  optimism: float = 0.0) -> Evaluation:
-    """The search's Evaluation from raw outputs in board orientation: value = win - loss,
-    score = lead in points, ownership flattened; all for the side to move."""
+@dataclass
+class NetOutputs:
+    """A network's post-processed outputs per row, side to move's view (what a teacher gives)."""
+    policy: np.ndarray  # [N, H*W+1] probabilities over the legal actions, pass last
+    wdl: np.ndarray  # [N, 3] (win, loss, no-result) probabilities
+    lead: np.ndarray  # [N] score lead in points
+    ownership: np.ndarray  # [N, H*W] in [-1, 1], +1 = the side to move owns the point
+
+
+def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
+                optimism: float = 0.0) -> NetOutputs:
+    """NetOutputs from raw outputs in board orientation."""
     logits = raw["policy"]
     if optimism and "policy_optimistic" in raw:
         logits = mix_optimism(logits, raw["policy_optimistic"], optimism)
     probs = wdl(raw["value"], allow_no_result)
     stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
-    n = probs.shape[0]
-    return Evaluation(policy_probs(logits, legal),
-                      (probs[:, 0] - probs[:, 1]).astype(np.float32),
-                      stats["lead"].astype(np.float32),
-                      ownership(raw["ownership"]).reshape(n, -1).astype(np.float32))
+    return NetOutputs(policy_probs(logits, legal), probs, stats["lead"],
+                      ownership(raw["ownership"]).reshape(probs.shape[0], -1))
+
+
+def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
+                  optimism: float = 0.0) -> Evaluation:
+    """The search's Evaluation from raw outputs in board orientation: value = win - loss,
+    score = lead in points, ownership flattened; all for the side to move."""
+    out = net_outputs(raw, legal, model, allow_no_result, optimism)
+    return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
+                      out.lead.astype(np.float32), out.ownership.astype(np.float32))
 
 
 class OnnxEvaluator:
@@ -232,6 +258,19 @@ class OnnxEvaluator:
         return self._buffers[key]
 
     def evaluate(self, batch) -> Evaluation:
+        raw = self._raw(batch)
+        return to_evaluation(raw, batch.legal[:batch.count], self.model,
+                             no_result_possible(batch.rules))
+
+    def outputs(self, batch) -> NetOutputs:
+        """All post-processed outputs (policy, WDL, lead, ownership) of the batch's rows."""
+        raw = self._raw(batch)
+        return net_outputs(raw, batch.legal[:batch.count], self.model,
+                           no_result_possible(batch.rules))
+
+    def _raw(self, batch) -> dict:
+        """Raw outputs in board orientation for rows 0..count-1 (features, one run, symmetries
+        undone)."""
         n = batch.count
         if self.symmetry is not None:
             syms = np.full(n, self.symmetry, dtype=np.int64)
@@ -248,4 +287,4 @@ class OnnxEvaluator:
                 undone = undo_symmetry_outputs({k: v[rows] for k, v in raw.items()}, int(s))
                 for k, v in undone.items():
                     raw[k][rows] = v
-        return to_evaluation(raw, batch.legal[:n], self.model, no_result_possible(batch.rules))
+        return raw

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from tests.boardtext import board_from_rows, katago_board_cases, points_xy
 
 from engine.area import calculate_area, independent_life_area
 from engine.constants import BLACK, WHITE
+from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()
 CHAR = {0: ".", BLACK: "X", WHITE: "O"}
@@ -33,7 +33,7 @@ def test_katago_calculate_area(case):
     stones = (False, False, False, True)
     got = []
     for spec in case["boards"]:
-        b = board_from_rows(spec["rows"])
+        b = board_from_diagram(spec["rows"])
         before = b.copy()
         result = np.zeros(b.shape[1], dtype=np.int64)
         for mode in range(8):
@@ -55,7 +55,7 @@ def test_katago_independent_life_area(case):
     keep_stones = (False, False, True, True)
     got = []
     for spec in case["boards"]:
-        b = board_from_rows(spec["rows"])
+        b = board_from_diagram(spec["rows"])
         result = np.zeros(b.shape[1], dtype=np.int64)
         for mode in range(8):
             suicide = mode % 2 == 1
@@ -71,7 +71,7 @@ def test_katago_independent_life_area(case):
 
 def test_single_stone_owns_the_whole_board():
     rows = [".....", ".....", "..x..", ".....", "....."]
-    b = board_from_rows(rows)
+    b = board_from_diagram(rows)
     result = np.zeros(b.shape[1], dtype=np.int64)
     calculate_area(b, result, True, True, True, False)
     assert area_rows(b, result) == ["XXXXX"] * 5

@@ -5,18 +5,14 @@ the runner's behaviour, not timings.
 """
 
 import json
-import shlex
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
 import bench.startup
 from bench.__main__ import main as bench_main
 from bench.runner import Skip, fmt, run_all
-
-FAKE_ENGINE = Path(__file__).resolve().parent / "fake_gtp_engine.py"
 
 MODULES = {
     "__init__.py": "",
@@ -122,8 +118,8 @@ def test_cli_selects_entries_and_reports_errors(tmp_path, monkeypatch):
         bench_main(["--repeat", "0"])
 
 
-def test_startup_answers_in_order_or_skips(tmp_path, monkeypatch):
-    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE_ENGINE))} pass"
+def test_startup_answers_in_order_or_skips(fake_engine, tmp_path, monkeypatch):
+    engine = fake_engine("pass")
     figs = bench.startup.measure(True, engine)
     times = [figs[k][0] for k in ("to protocol_version answer", "to list_commands answer",
                                   "to first genmove answer (9x9)")]

@@ -14,7 +14,7 @@ from engine.coords import parse_vertex, point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.rules import PRESETS, Rules, result_string, score_position, territory_counts
-from tests.boardcheck import assert_board_matches, parse_diagram
+from tests.boards import assert_board_matches, parse_diagram
 from tests.reference_rules import RefGame
 
 

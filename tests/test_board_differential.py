@@ -21,7 +21,7 @@ from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.rules import Rules, score_position
-from tests.boardcheck import assert_board_matches, ko_of
+from tests.boards import assert_board_matches, ko_of
 from tests.reference_rules import (EMPTY, KO, OCCUPIED, OK, SUICIDE, SUPERKO, RefBoard, RefGame,
                                     other)
 

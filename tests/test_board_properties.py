@@ -9,7 +9,7 @@ from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import point_from_xy
 from engine.game import GameState
 from engine.rules import Rules
-from tests.boardcheck import assert_board_matches
+from tests.boards import assert_board_matches
 from tests.reference_rules import RefBoard
 
 SETTINGS = settings(max_examples=120, deadline=None)

@@ -1,20 +1,11 @@
 """GtpController against a scripted engine: framing, ids, stderr draining, crash and time-out."""
 
 import io
-import shlex
-import sys
-from pathlib import Path
 
 import pytest
 
-from gtp.controller import (EngineDied, EngineError, EngineTimeout, GtpController, GtpFailure,
-                            parse_response)
-
-FAKE = Path(__file__).resolve().parent / "fake_gtp_engine.py"
-
-
-def fake(mode: str, n: int = 0) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode} {n}"
+from tournament.controller import (EngineDied, EngineError, EngineTimeout, GtpController,
+                                   GtpFailure, parse_response)
 
 
 def test_parse_response_ids_and_text():
@@ -32,8 +23,8 @@ def test_parse_response_ids_and_text():
         parse_response(["hello"])
 
 
-def test_send_failure_and_echoed_id():
-    with GtpController(fake("pass")) as c:
+def test_send_failure_and_echoed_id(fake_engine):
+    with GtpController(fake_engine("pass")) as c:
         assert c.send("name") == "Fake pass"
         r = c.send_raw("42 echo a  b")
         assert (r.ok, r.id, r.text) == (True, 42, "a b")
@@ -44,9 +35,9 @@ def test_send_failure_and_echoed_id():
     assert c.proc.returncode == 0
 
 
-def test_noisy_engine_stderr_drained_and_junk_skipped():
+def test_noisy_engine_stderr_drained_and_junk_skipped(fake_engine):
     log = io.StringIO()
-    with GtpController(fake("noisy"), stderr_log=log) as c:
+    with GtpController(fake_engine("noisy"), stderr_log=log) as c:
         # 1 MB of stderr would fill the pipe and block the engine if nobody read it.
         assert c.send("name", timeout=20) == "Fake noisy"
         assert c.send("genmove b", timeout=20) == "pass"
@@ -54,8 +45,8 @@ def test_noisy_engine_stderr_drained_and_junk_skipped():
     assert log.getvalue().count("x" * 1023 + "\n") == 1024
 
 
-def test_crash_raises_engine_died():
-    c = GtpController(fake("crash"))
+def test_crash_raises_engine_died(fake_engine):
+    c = GtpController(fake_engine("crash"))
     assert c.send("name") == "Fake crash"
     with pytest.raises(EngineDied):
         c.send("genmove b", timeout=10)
@@ -63,8 +54,8 @@ def test_crash_raises_engine_died():
     assert c.close() == 3
 
 
-def test_timeout_then_kill():
-    c = GtpController(fake("hang"))
+def test_timeout_then_kill(fake_engine):
+    c = GtpController(fake_engine("hang"))
     with pytest.raises(EngineTimeout):
         c.send("genmove b", timeout=0.3)
     assert not c.alive

@@ -10,7 +10,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.engine import RESIGN, Engine, TimeSettings
 from engine.evaluator import Evaluation, UniformEvaluator
-from tests.search_helpers import game_from_diagram, vertex
+from tests.boards import game_from_diagram, vertex
 
 FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),
                     playouts=200, seconds=0, report_reuse=False)

@@ -1,12 +1,8 @@
 """V7 input features: plane- and global-level checks on hand positions and KataGo's reference
 positions (katago-network.md §3, §5.4)."""
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
-from tests.boardtext import board_from_rows
 
 from engine import board as B
 from engine.constants import BLACK, WHITE
@@ -16,9 +12,7 @@ from engine.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
 from engine.game import GameState
 from engine.positions import batch_row_from_game
 from engine.rules import PRESETS, rules_by_name
-
-REFERENCE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / \
-    "katago-b6c96-raw-nn.json"
+from tests.boards import board_from_diagram
 
 
 def game_of(moves, size=9, rules="chinese", komi=7.5, width=None):
@@ -50,12 +44,14 @@ def at(game, *vertices):
     return plane
 
 
-def reference(pos_id):
-    if not REFERENCE.exists():
-        pytest.skip(f"{REFERENCE} is absent (../shared not available)")
-    pos = next(p for p in json.loads(REFERENCE.read_text())["positions"] if p["id"] == pos_id)
-    return game_of(" ".join(c + v for c, v in pos["moves"]), pos["board_size"], pos["rules"],
-                   pos["komi"])
+@pytest.fixture
+def reference(katago_reference):
+    """reference(id): the GameState of a KataGo reference position (../shared)."""
+    def game(pos_id):
+        pos = katago_reference[pos_id]
+        return game_of(" ".join(c + v for c, v in pos["moves"]), pos["board_size"],
+                       pos["rules"], pos["komi"])
+    return game
 
 
 # ---------------------------------------------------------------- basic planes and globals
@@ -141,7 +137,7 @@ def test_positional_superko_ban_under_tromp_taylor_only():
     assert not s[6].any()
 
 
-def test_reference_ko_positions():
+def test_reference_ko_positions(reference):
     g = reference("ko9_white_banned")
     s, _ = features(g)
     assert np.array_equal(s[6], at(g, "D5"))
@@ -187,7 +183,7 @@ def test_finished_game_shows_only_the_last_pass():
 
 # ---------------------------------------------------------------- ladders (planes 14-17)
 
-def test_reference_ladder_attack_planes():
+def test_reference_ladder_attack_planes(reference):
     g = reference("ladder_working_b2m")  # GNU Go: attack D4 -> 1 C4
     s, _ = features(g)
     assert np.array_equal(s[14], at(g, "D4")) and np.array_equal(s[17], at(g, "C4"))
@@ -196,7 +192,7 @@ def test_reference_ladder_attack_planes():
     assert not s[14].any() and not s[17].any()
 
 
-def test_reference_ladder_planes_after_the_atari():
+def test_reference_ladder_planes_after_the_atari(reference):
     g = reference("ladder_working_w_atari")  # GNU Go: defend D4 -> 0
     s, _ = features(g)
     assert np.array_equal(s[14], at(g, "D4")) and not s[17].any()
@@ -208,7 +204,7 @@ def test_reference_ladder_planes_after_the_atari():
     assert np.array_equal(s[16], at(g, "D4"))
 
 
-def test_reference_running_ladders():
+def test_reference_running_ladders(reference):
     g = reference("ladder_working_run")
     s, _ = features(g)
     assert np.array_equal(s[14], at(g, "D4", "D5", "E5", "E6", "F6"))
@@ -216,14 +212,14 @@ def test_reference_running_ladders():
     assert not s[14].any()
 
 
-def test_working_moves_only_against_opponent_chains():
+def test_working_moves_only_against_opponent_chains(reference):
     g = reference("ladder_working_b2m")
     g.play(BLACK, parse_vertex("pass", 19, 19))  # now White to move: D4 is pla's own chain
     s, _ = features(g)
     assert np.array_equal(s[14], at(g, "D4")) and not s[17].any()
 
 
-def test_ladder_history_boards_follow_included_turns():
+def test_ladder_history_boards_follow_included_turns(reference):
     # After a Chinese opponent pass no history is included: planes 15/16 use the current board.
     g = reference("ladder_broken_w_atari")
     g.play(WHITE, parse_vertex("K10", 19, 19))
@@ -306,7 +302,7 @@ def test_set_up_position_without_history():
     # KataGo's runNNOnTinyBoard inputs: planes 0,1,2,5,18,19 and g5, g6, g7, g8, g18 only.
     rows = [".....", "...x.", "..o..", ".xxo.", "....."]
     batch = PositionBatch(1, 5, 5, 7.5, PRESETS["tromp-taylor"])
-    batch.boards[0] = board_from_rows(rows)
+    batch.boards[0] = board_from_diagram(rows)
     batch.history_boards[0, :] = batch.boards[0]
     batch.to_move[0] = WHITE
     B.legal_mask(batch.boards[0], WHITE, True, batch.legal[0])

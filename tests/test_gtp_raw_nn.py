@@ -1,10 +1,8 @@
 """kata-raw-nn through GTP: exists only with a network, and reproduces KataGo's own
 `kata-raw-nn 0` output on reference positions (../shared/reference/) within 2e-3."""
 
-import json
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +14,6 @@ from gtp.loader import EngineLoader
 from gtp.server import GtpServer
 from tests.gtp_answers import ok
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
 FAST = EngineConfig(playouts=64, seconds=0)
 TOL = 2e-3
 SCALARS = ("whiteWin", "whiteLoss", "noResult", "whiteLead", "whiteScoreSelfplay",
@@ -77,19 +72,17 @@ def test_listed_from_the_loader_hint_until_the_engine_exists():
 
 # ---- with the b6c96 network ----------------------------------------------------------------
 @pytest.fixture(scope="module")
-def srv():
-    if not MODEL.exists() or not REFERENCE.exists():
-        pytest.skip(f"{MODEL} or {REFERENCE} is absent (../shared not available)")
-    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from training.katago_convert import cached_onnx_for
-    evaluator = OnnxEvaluator(OnnxModel(cached_onnx_for(MODEL), threads=1), seed=0)
+def srv(b6c96_model):
+    from engine.onnx_evaluator import OnnxEvaluator
+    evaluator = OnnxEvaluator(b6c96_model, seed=0)
     return GtpServer(Commands(EngineLoader.of(Engine(9, 9, 7.5, evaluator=evaluator,
                                                      config=FAST))))
 
 
-def reference(pos_id: str) -> dict:
-    positions = json.loads(REFERENCE.read_text())["positions"]
-    return next(p for p in positions if p["id"] == pos_id)
+@pytest.fixture
+def reference(katago_reference):
+    """reference(id): a KataGo reference position (../shared)."""
+    return katago_reference.__getitem__
 
 
 def replay(srv, pos) -> None:
@@ -108,7 +101,7 @@ def test_listed_with_a_network(srv):
 
 
 @pytest.mark.parametrize("pos_id", CHOSEN)
-def test_matches_katago_reference(srv, pos_id):
+def test_matches_katago_reference(reference, srv, pos_id):
     pos = reference(pos_id)
     replay(srv, pos)
     n = pos["board_size"]
@@ -125,7 +118,7 @@ def test_matches_katago_reference(srv, pos_id):
                                atol=TOL)
 
 
-def test_all_prints_the_eight_symmetries(srv):
+def test_all_prints_the_eight_symmetries(reference, srv):
     pos = reference("gnugo9_n20_k7.5")
     replay(srv, pos)
     blocks = parse_raw_nn(ok(srv, "kata-raw-nn all"), 9, 9)

@@ -1,4 +1,4 @@
-"""The GTP regression suite tests/gtp/*.tst, run against run_engine.py through gtp.regress."""
+"""The GTP regression suite tests/gtp/*.tst, run against run_engine.py through tournament.regress."""
 
 import re
 import subprocess
@@ -11,7 +11,7 @@ ENGINE = f"{sys.executable} {ROOT / 'run_engine.py'}"
 
 
 def run_regress(files: list[Path]) -> tuple[int, str]:
-    p = subprocess.run([sys.executable, "-m", "gtp.regress", "--engine", ENGINE, "--quiet",
+    p = subprocess.run([sys.executable, "-m", "tournament.regress", "--engine", ENGINE, "--quiet",
                         "--timeout", "60", *map(str, files)],
                        cwd=ROOT, capture_output=True, text=True, timeout=600)
     return p.returncode, p.stdout

@@ -6,32 +6,23 @@ synthetic models written by this test in KataGo's file format (binary and text f
 
 import gzip
 import re
-from pathlib import Path
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 
+from engine.features import NUM_GLOBAL, NUM_SPATIAL
 from tests.katago_reference import forward as reference_forward
 from training import katago_bin as kb
 from training import katago_convert as kc
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-B6 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-SPEC = SHARED / "docs" / "katago-network.md"
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
 
 
-def need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared not available)")
-    return path
-
-
 @pytest.fixture(scope="module")
-def b6():
-    return kb.load(need(B6))
+def b6(b6c96_file):
+    return kb.load(b6c96_file)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +31,8 @@ def b6_session(b6):
     return ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
-def random_inputs(rng, n, h, w, board_h=None, board_w=None, num_spatial=22, num_global=19):
+def random_inputs(rng, n, h, w, board_h=None, board_w=None, num_spatial=NUM_SPATIAL,
+                  num_global=NUM_GLOBAL):
     """Random 0/1 planes with plane 0 = on-board mask (board in the top-left corner)."""
     spatial = (rng.random((n, num_spatial, h, w)) < 0.3).astype(np.float32)
     spatial[:, 0] = 0.0
@@ -76,9 +68,9 @@ def assert_matches_reference(model, session, spatial, glob, atol=1e-4):
 
 # ---------------------------------------------------------------- the real b6c96 file
 
-def appendix_a_listing():
+def appendix_a_listing(spec):
     """(kind, name, numbers) for every layer line of the spec's Appendix A listing."""
-    text = need(SPEC).read_text()
+    text = spec.read_text()
     block = text.split("## Appendix A", 1)[1].split("```", 2)[1]
     rows = []
     for line in block.splitlines():
@@ -112,8 +104,8 @@ def our_listing(model):
     return rows
 
 
-def test_b6c96_parses_whole_file_with_katago_param_count(b6):
-    data = gzip.decompress(need(B6).read_bytes())
+def test_b6c96_parses_whole_file_with_katago_param_count(b6c96_file, b6):
+    data = gzip.decompress(b6c96_file.read_bytes())
     assert len(data) == 4_124_446
     assert b6.total_bytes == len(data)
     assert data[b6.consumed_bytes:].strip() == b""
@@ -124,8 +116,8 @@ def test_b6c96_parses_whole_file_with_katago_param_count(b6):
     assert b6.multipliers == kb.DEFAULT_MULTIPLIERS
 
 
-def test_b6c96_layers_match_appendix_a(b6):
-    assert our_listing(b6) == appendix_a_listing()
+def test_b6c96_layers_match_appendix_a(b6, katago_network_spec):
+    assert our_listing(b6) == appendix_a_listing(katago_network_spec)
     kinds = [type(b).__name__ for b in b6.trunk.blocks]
     assert kinds == ["OrdinaryBlock", "OrdinaryBlock", "GPoolBlock", "OrdinaryBlock",
                      "GPoolBlock", "OrdinaryBlock"]
@@ -151,7 +143,7 @@ def test_b6c96_onnx_matches_numpy_reference(b6, b6_session, h, w):
 def test_b6c96_padded_buffer_equals_exact_board(b6, b6_session):
     rng = np.random.default_rng(5)
     spatial9, glob = random_inputs(rng, 2, 9, 9)
-    padded = np.zeros((2, 22, 19, 19), np.float32)
+    padded = np.zeros((2, NUM_SPATIAL, 19, 19), np.float32)
     padded[:, :, :9, :9] = spatial9
     exact = run(b6_session, spatial9, glob)
     pad = assert_matches_reference(b6, b6_session, padded, glob)
@@ -163,8 +155,8 @@ def test_b6c96_padded_buffer_equals_exact_board(b6, b6_session):
         np.testing.assert_allclose(pad[key], exact[key], atol=2e-5)
 
 
-def test_b6c96_file_contract_and_metadata(b6, tmp_path):
-    out = kc.convert(need(B6), tmp_path / "b6.onnx")
+def test_b6c96_file_contract_and_metadata(b6c96_file, b6, tmp_path):
+    out = kc.convert(b6c96_file, tmp_path / "b6.onnx")
     proto = onnx.load(str(out))
     assert proto.ir_version <= 13
     assert all(o.version <= 21 for o in proto.opset_import)
@@ -180,23 +172,23 @@ def test_b6c96_file_contract_and_metadata(b6, tmp_path):
     assert sess.get_inputs()[0].shape == ["N", 22, "H", "W"]
 
 
-def test_cli_and_cache_convert_once(tmp_path, monkeypatch):
+def test_cli_and_cache_convert_once(b6c96_file, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    first = kc.cached_onnx_for(need(B6))
+    first = kc.cached_onnx_for(b6c96_file)
     assert first.parent == tmp_path / "cache" / "dosaku" and first.exists()
     stamp = first.stat().st_mtime_ns
     calls = []
     monkeypatch.setattr(kc, "convert", lambda *a: calls.append(a))
-    assert kc.cached_onnx_for(B6) == first
+    assert kc.cached_onnx_for(b6c96_file) == first
     assert calls == [] and first.stat().st_mtime_ns == stamp
     assert kc.cached_onnx_for(first) == first  # an .onnx path is used as is
     monkeypatch.undo()
-    assert kc.main([str(B6), str(tmp_path / "cli.onnx")]) == 0
+    assert kc.main([str(b6c96_file), str(tmp_path / "cli.onnx")]) == 0
     assert (tmp_path / "cli.onnx").read_bytes() == first.read_bytes()
 
 
-def test_corrupt_files_are_refused(tmp_path):
-    data = gzip.decompress(need(B6).read_bytes())
+def test_corrupt_files_are_refused(b6c96_file, tmp_path):
+    data = gzip.decompress(b6c96_file.read_bytes())
     with pytest.raises(kb.ModelFormatError):
         kb.parse(data[: len(data) // 2], binary=True)
     with pytest.raises(kb.ModelFormatError, match="trailing"):
@@ -270,7 +262,7 @@ class TinyWriter:
 
     def model(self, policy_channels):
         v = self.v
-        self.tok(f"tiny-v{v}", v, 22, 19)
+        self.tok(f"tiny-v{v}", v, NUM_SPATIAL, NUM_GLOBAL)
         if v >= 13:
             self.tok(*MULTS)
         if v >= 15:
@@ -278,7 +270,7 @@ class TinyWriter:
         self.tok("trunk", 3, 8, 8, 8, 4, 4)
         if v >= 15:
             self.tok(0, 0, 0, 0, 0, 0)
-        self.conv("conv1", 3, 22, 8), self.matmul("ginputw", 19, 8)
+        self.conv("conv1", 3, NUM_SPATIAL, 8), self.matmul("ginputw", NUM_GLOBAL, 8)
         self.ordinary("b1", 8, 6)
         self.tok("nested_bottleneck_block", "nb", 2)
         self.norm("nb/pre", 8), self.act("nb/prea"), self.conv("nb/prec", 1, 8, 4)

@@ -1,11 +1,7 @@
 """End to end against KataGo itself: our features + the converted b6c96 net + post-processing
 reproduce `kata-raw-nn 0` on all 48 reference positions (../shared/reference/) within 2e-3."""
 
-import json
-from pathlib import Path
-
 import numpy as np
-import pytest
 
 from engine import onnx_evaluator as oe
 from engine.constants import BLACK, WHITE
@@ -16,27 +12,7 @@ from engine.game import GameState
 from engine.positions import batch_row_from_game
 from engine.rules import rules_by_name
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
 TOL = 2e-3
-
-
-def positions():
-    if not REFERENCE.exists():
-        return []
-    return json.loads(REFERENCE.read_text())["positions"]
-
-
-POSITIONS = positions()
-
-
-@pytest.fixture(scope="session")
-def b6_model(tmp_path_factory):
-    if not MODEL.exists() or not REFERENCE.exists():
-        pytest.skip(f"{MODEL} or {REFERENCE} is absent (../shared not available)")
-    from training.katago_convert import convert
-    return oe.OnnxModel(convert(MODEL, tmp_path_factory.mktemp("katago") / "b6c96.onnx"))
 
 
 def replay(pos) -> GameState:
@@ -87,17 +63,15 @@ def errors(ours, ref):
     }
 
 
-@pytest.mark.parametrize("pos", POSITIONS, ids=[p["id"] for p in POSITIONS])
-def test_matches_katago_raw_nn(b6_model, pos):
-    err = errors(evaluate(b6_model, replay(pos)), pos["raw_nn"])
+def test_matches_katago_raw_nn(b6c96_model, reference_position):
+    pos = reference_position
+    err = errors(evaluate(b6c96_model, replay(pos)), pos["raw_nn"])
     bad = {k: v for k, v in err.items() if v > TOL}
     assert not bad, f"{pos['id']}: {bad}"
 
 
-def test_reference_positions_present():
-    if not REFERENCE.exists():
-        pytest.skip(f"{REFERENCE} is absent (../shared not available)")
-    assert len(POSITIONS) == 48
+def test_reference_positions_present(katago_reference):
+    assert len(katago_reference) == 48
 
 
 # KataGo's own test vectors (katago-network.md §5.3): the same net under several symmetries.
@@ -119,20 +93,20 @@ def raw_nn(model, game, sym):
     return (probs[0, 1] if black else probs[0, 0]), (-lead if black else lead)
 
 
-def test_katago_rawnn_gtp_9x9_symmetries(b6_model):
+def test_katago_rawnn_gtp_9x9_symmetries(b6c96_model):
     game = GameState(9, 9, 7.5, rules_by_name("chinese"))
     game.play(BLACK, parse_vertex("C3", 9, 9))
     game.play(WHITE, parse_vertex("C6", 9, 9))
     for sym, win, lead in ((1, 0.532987, 0.577), (4, 0.525422, 0.408), (6, 0.549882, 1.019)):
-        ours_win, ours_lead = raw_nn(b6_model, game, sym)
+        ours_win, ours_lead = raw_nn(b6c96_model, game, sym)
         assert abs(ours_win - win) < TOL and abs(ours_lead - lead) < 0.01, sym
 
 
-def test_katago_rawnn_gtp_7x10_new_zealand_all_symmetries(b6_model):
+def test_katago_rawnn_gtp_7x10_new_zealand_all_symmetries(b6c96_model):
     game = GameState(7, 10, 7.5, rules_by_name("new-zealand"))
     for color, v in ((BLACK, "C3"), (WHITE, "C7"), (BLACK, "F7")):
         assert game.play(color, parse_vertex(v, 7, 10)) == 0
     wins = (0.690885, 0.718946, 0.680947, 0.693356)
     for sym in range(8):
-        ours_win, _ = raw_nn(b6_model, game, sym)
+        ours_win, _ = raw_nn(b6c96_model, game, sym)
         assert abs(ours_win - wins[sym % 4]) < TOL, sym

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from tests.boardtext import board_from_rows, katago_board_cases, points_xy
 
 from engine import board as B
 from engine.constants import EMPTY
 from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
+from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()["ladder"]
 
@@ -33,11 +33,10 @@ def ladder_map(b, one_liberty):
 def test_katago_ladder_expectations(case):
     got = []
     for spec in case["boards"]:
-        b = board_from_rows(spec["rows"])
+        b = board_from_diagram(spec["rows"])
         before = b.copy()
         got += ladder_map(b, case["name"] == "Ladders 1 Lib")
         # The search leaves the board as it found it (scratch marks aside).
         keep = [r for r in range(B.NUM_ROWS) if r != B.ROW_MARK]
         assert np.array_equal(b[keep, 1:], before[keep, 1:])
     assert got == case["expected"]
-

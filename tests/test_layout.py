@@ -1,16 +1,59 @@
-"""The dependency direction of the architecture: run_engine -> gtp -> engine; training -> engine.
+"""The architecture's dependency rules, checked on the import statements of every .py file of
+every package (the packages setup.cfg installs) and of run_engine.py:
 
-engine/ never imports gtp, training, torch or onnx, and only engine/onnx_evaluator.py imports
-onnxruntime. Checked by reading the import statements of every module.
+- engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
+  run_engine) and none of torch, ray, onnx;
+- only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
+- gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
+- tournament/, which drives other engines, never imports the gtp server or training;
+- training/ may use engine/ and the tournament kit (gate matches), not the gtp server;
+- torch and ray appear only under training/.
+
+The feature set the engine encodes (name and plane counts) is defined once, in
+engine/features.py; the last test fails if a copy of it reappears elsewhere.
 """
 
 import ast
+import configparser
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+OURS = {"engine", "gtp", "tournament", "training", "bench", "run_engine", "tests"}
+FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
+    "engine": OURS - {"engine"} | {"onnx"},
+    "gtp": {"tournament", "training", "bench", "tests"},
+    "tournament": {"gtp", "training", "bench", "tests"},
+    "training": {"gtp", "bench", "tests"},
+    "bench": {"tests"},
+    "run_engine": {"tournament", "bench", "tests"},
+}
+ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
+    "onnxruntime": lambda rel: rel == "engine/onnx_evaluator.py",
+    "torch": lambda rel: rel.startswith("training/"),
+    "ray": lambda rel: rel.startswith("training/"),
+}
+FEATURE_NAMES = {"FEATURE_SET", "NUM_SPATIAL", "NUM_GLOBAL"}
+
+
+def installed_packages() -> list[str]:
+    """Top-level packages named in setup.cfg's [options.packages.find] include list."""
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    include = cfg["options.packages.find"]["include"].split()
+    return sorted({name for name in include if "." not in name})
+
+
+def checked_files() -> dict[str, list[Path]]:
+    """Every .py file of every package (sub-packages included) and run_engine.py, by owner."""
+    files = {pkg: sorted((ROOT / pkg).rglob("*.py")) for pkg in installed_packages()}
+    files["run_engine"] = [ROOT / "run_engine.py"]
+    return files
 
 
 def imported_top_names(path: Path) -> set[str]:
+    """Top-level names of absolute imports anywhere in the file (function bodies included)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
@@ -21,27 +64,59 @@ def imported_top_names(path: Path) -> set[str]:
     return names
 
 
-def test_engine_imports_no_front_end_or_training_code():
-    offenders = {}
-    for path in sorted((ROOT / "engine").glob("*.py")):
-        bad = imported_top_names(path) & {"gtp", "training", "torch", "onnx", "run_engine"}
-        if path.name != "onnx_evaluator.py":
-            bad |= imported_top_names(path) & {"onnxruntime"}
-        if bad:
-            offenders[path.name] = sorted(bad)
-    assert offenders == {}
+def test_every_package_is_installed_and_checked():
+    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    assert on_disk == set(installed_packages())
+    assert set(FORBIDDEN) == set(installed_packages()) | {"run_engine"}
+    assert all(checked_files().values())
 
 
-def test_gtp_never_imports_training_or_onnxruntime():
+@pytest.mark.parametrize("owner", sorted(FORBIDDEN))
+def test_package_imports_follow_the_layout(owner):
     offenders = {}
-    for path in sorted((ROOT / "gtp").glob("*.py")):
-        bad = imported_top_names(path) & {"training", "torch", "onnxruntime"}
+    for path in checked_files()[owner]:
+        rel = path.relative_to(ROOT).as_posix()
+        names = imported_top_names(path)
+        bad = names & FORBIDDEN[owner]
+        bad |= {name for name, allowed in ONLY_IN.items() if name in names and not allowed(rel)}
         if bad:
-            offenders[path.name] = sorted(bad)
+            offenders[rel] = sorted(bad)
     assert offenders == {}
 
 
 def test_import_reader_sees_imports(tmp_path):
     sample = tmp_path / "m.py"
-    sample.write_text("import gtp.server\nfrom onnxruntime import InferenceSession\nfrom . import x\n")
-    assert imported_top_names(sample) == {"gtp", "onnxruntime"}
+    sample.write_text("import gtp.server\nfrom onnxruntime import InferenceSession\n"
+                      "from . import x\n\ndef f():\n    import torch.nn\n")
+    assert imported_top_names(sample) == {"gtp", "onnxruntime", "torch"}
+
+
+def feature_set_copies(path: Path) -> list[str]:
+    """Definitions of the feature set's name or plane counts in `path`: a "katago-v..." string,
+    a (22, 19) pair, or an assignment to one of the names engine/features.py defines."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value.startswith("katago-v"):
+            found.append(f"line {node.lineno}: {node.value!r}")
+        elif isinstance(node, ast.Tuple) and [getattr(e, "value", None) for e in node.elts] \
+                == [22, 19]:
+            found.append(f"line {node.lineno}: (22, 19)")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [f"line {node.lineno}: {t.id} =" for t in targets
+                      if isinstance(t, ast.Name) and t.id in FEATURE_NAMES]
+    return found
+
+
+def test_feature_set_is_defined_once():
+    home = ROOT / "engine" / "features.py"
+    assert len(feature_set_copies(home)) == 4  # "katago-v7", FEATURE_SET, NUM_SPATIAL, NUM_GLOBAL
+    copies = {}
+    for files in checked_files().values():
+        for path in files:
+            if path != home:
+                found = feature_set_copies(path)
+                if found:
+                    copies[path.relative_to(ROOT).as_posix()] = found
+    assert copies == {}

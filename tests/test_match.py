@@ -1,4 +1,4 @@
-"""gtp.match, gtp.elo: Elo math and scoring by hand, short real matches, restarts.
+"""tournament.match, tournament.elo: Elo math and scoring by hand, short real matches, restarts.
 
 Every scored game is replayed from its SGF into an engine.game.GameState under the match's
 rules: the recorded score and result must be that GameState's.
@@ -6,7 +6,6 @@ rules: the recorded score and result must be that GameState's.
 
 import json
 import math
-import os
 import random
 import shlex
 import shutil
@@ -22,24 +21,14 @@ from engine import board as B
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex, xy_from_point
 from engine.game import GameState
-from engine.rules import result_string as score_string
+from engine.rules import result_string
 from engine.rules import rules_by_name
-from gtp.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
-from gtp.match import main
-from gtp.match_game import (MatchConfig, MatchError, parse_final_score, random_opening,
-                            read_opening_file, result_string)
+from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
+from tournament.match import main
+from tournament.match_game import (MatchConfig, MatchError, game_result, parse_final_score,
+                                   random_opening, read_opening_file)
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-FAKE = HERE / "fake_gtp_engine.py"
-GNUGO = "/usr/games/gnugo"
-GNUGO0 = f"{GNUGO} --mode gtp --level 0"
-needs_gnugo = pytest.mark.skipif(not os.path.exists(GNUGO),
-                                 reason="GNU Go not installed (apt-get install gnugo)")
-
-
-def fake(mode: str, n: int = 0) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode} {n}"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def load(out) -> dict:
@@ -67,7 +56,7 @@ def assert_scored_by_rules(out, g, size=7, komi=7.5, rules="chinese"):
     game, moves = sgf_moves(Path(out) / g["sgf"])
     state = replay(size, komi, rules, moves)
     assert g["scorer"] == rules and g["score"] == state.score()
-    assert g["result"] == game.get_root().get("RE") == score_string(state.score())
+    assert g["result"] == game.get_root().get("RE") == result_string(state.score())
 
 
 # ---- Elo and interval -----------------------------------------------------------------------
@@ -130,10 +119,10 @@ def test_random_opening_legal_deterministic_off_edge():
     a = random_opening(cfg, 6, random.Random("0:3"))
     assert a == random_opening(cfg, 6, random.Random("0:3"))
     assert a != random_opening(cfg, 6, random.Random("0:4"))
-    assert [c for c, _ in a] == ["b", "w"] * 3
+    assert [c for c, _ in a] == [BLACK, WHITE] * 3
     game = cfg.new_game()
     for colour, p in a:
-        assert game.play(BLACK if colour == "b" else WHITE, p) == B.MOVE_OK
+        assert game.play(colour, p) == B.MOVE_OK
         x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 
@@ -142,9 +131,9 @@ def test_opening_file(tmp_path):
     cfg = MatchConfig(engines=[], games=1, size=7, komi=7.5, out="")
     f = tmp_path / "open.txt"
     f.write_text("# openings\nC3 E5\n\nD4  # centre\n")
-    assert read_opening_file(str(f), cfg) == [[("b", parse_vertex("C3", 7, 7)),
-                                               ("w", parse_vertex("E5", 7, 7))],
-                                              [("b", parse_vertex("D4", 7, 7))]]
+    assert read_opening_file(str(f), cfg) == [[(BLACK, parse_vertex("C3", 7, 7)),
+                                               (WHITE, parse_vertex("E5", 7, 7))],
+                                              [(BLACK, parse_vertex("D4", 7, 7))]]
     f.write_text("C3 C3\n")
     with pytest.raises(MatchError, match="illegal opening move C3 .occupied"):
         read_opening_file(str(f), cfg)
@@ -154,14 +143,14 @@ def test_opening_file(tmp_path):
 
 
 def test_result_strings_and_final_score():
-    assert result_string("b", "passes", 3.5) == "B+3.5"
-    assert result_string("w", "max-moves", -12.0) == "W+12"
-    assert result_string("w", "resign", None) == "W+R"
-    assert result_string("b", "timeout", None) == "B+T"
-    assert result_string("w", "illegal", None) == "W+F"
-    assert result_string("b", "crash", None) == "B+F"
-    assert result_string(None, "passes", 0.0) == "0"
-    assert result_string(None, "void", None) == "Void"
+    assert game_result(BLACK, "passes", 3.5) == "B+3.5"
+    assert game_result(WHITE, "max-moves", -12.0) == "W+12"
+    assert game_result(WHITE, "resign", None) == "W+R"
+    assert game_result(BLACK, "timeout", None) == "B+T"
+    assert game_result(WHITE, "illegal", None) == "W+F"
+    assert game_result(BLACK, "crash", None) == "B+F"
+    assert game_result(None, "passes", 0.0) == "0"
+    assert game_result(None, "void", None) == "Void"
     assert parse_final_score("B+3.5") == 3.5 and parse_final_score("W+0.5") == -0.5
     assert parse_final_score("0") == 0.0
     with pytest.raises(ValueError):
@@ -174,11 +163,9 @@ BASE = ["--size", "7", "--komi", "7.5", "--max-moves", "50", "--no-progress"]
 
 
 @pytest.fixture(scope="module")
-def gnugo_match(tmp_path_factory):
-    if not os.path.exists(GNUGO):
-        pytest.skip("GNU Go not installed (apt-get install gnugo)")
+def gnugo_match(gnugo_level0, tmp_path_factory):
     out = tmp_path_factory.mktemp("m") / "match"
-    args = [GNUGO0, GNUGO0, "--games", "4", "--openings", "3", "--parallel", "2",
+    args = [gnugo_level0, gnugo_level0, "--games", "4", "--openings", "3", "--parallel", "2",
             "--rules", "chinese", "--out", str(out)] + BASE
     assert main(args) == 0
     return out, args
@@ -245,15 +232,14 @@ def run_pair(tmp_path, e1, e2, games, *extra):
     return load(out)["games"]
 
 
-@needs_gnugo
 @pytest.mark.parametrize("mode, reason, detail", [
     ("illegal", "illegal", "occupied"),
     ("garbage", "illegal", "unreadable"),
     ("crash", "crash", "exited"),
     ("resign", "resign", ""),
 ])
-def test_misbehaving_engine_loses(tmp_path, mode, reason, detail):
-    games = run_pair(tmp_path, fake(mode), GNUGO0, 2)
+def test_misbehaving_engine_loses(fake_engine, gnugo_level0, tmp_path, mode, reason, detail):
+    games = run_pair(tmp_path, fake_engine(mode), gnugo_level0, 2)
     for g in games:
         assert g["winner_engine"] == 2 and g["reason"] == reason and detail in g["detail"]
         loser = "B" if g["black"] == 1 else "W"
@@ -262,16 +248,16 @@ def test_misbehaving_engine_loses(tmp_path, mode, reason, detail):
         assert g["black_name" if loser == "B" else "white_name"] == f"Fake {mode}"
 
 
-def test_timeout_loses(tmp_path):
-    games = run_pair(tmp_path, fake("pass"), fake("hang"), 1, "--move-time", "0.2",
+def test_timeout_loses(fake_engine, tmp_path):
+    games = run_pair(tmp_path, fake_engine("pass"), fake_engine("hang"), 1, "--move-time", "0.2",
                      "--time-margin", "0.2")
     g = games[0]
     assert (g["reason"], g["winner_engine"], g["result"]) == ("timeout", 1, "B+T")
     assert g["moves"] == 1  # black passed, white hung on its first genmove
 
 
-def test_passes_end_and_score(tmp_path):
-    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1)[0]
+def test_passes_end_and_score(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 1)[0]
     assert (g["reason"], g["moves"], g["score"], g["result"]) == ("passes", 2, -7.5, "W+7.5")
     assert g["scorer"] == "chinese"
 
@@ -288,10 +274,10 @@ SELF_CAPTURE = ("A2,B1", "E5,A1")                  # white fills A1 with no libe
     ("tromp-taylor", SELF_CAPTURE, "W A1: superko"),
     ("new-zealand", SELF_CAPTURE, None),            # legal: the game goes on to two passes
 ])
-def test_moves_judged_by_the_match_rules(tmp_path, rules, script, why):
+def test_moves_judged_by_the_match_rules(fake_engine, tmp_path, rules, script, why):
     out = tmp_path / "out"
-    args = [fake("script", script[0]), fake("script", script[1]), "--games", "1", "--size", "5",
-            "--komi", "0.5", "--rules", rules, "--out", str(out), "--no-progress"]
+    args = [fake_engine("script", script[0]), fake_engine("script", script[1]), "--games", "1",
+            "--size", "5", "--komi", "0.5", "--rules", rules, "--out", str(out), "--no-progress"]
     assert main(args) == 0
     g = load(out)["games"][0]
     _, moves = sgf_moves(out / g["sgf"])
@@ -305,40 +291,40 @@ def test_moves_judged_by_the_match_rules(tmp_path, rules, script, why):
         assert g["score"] == 3 - 1 - 0.5                 # A1 is empty again: B A2 B1, W E5
 
 
-def test_rejected_move_and_void_opening(tmp_path):
-    g = run_pair(tmp_path, fake("picky"), fake("illegal"), 1)[0]
+def test_rejected_move_and_void_opening(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("picky"), fake_engine("illegal"), 1)[0]
     # engine 2 (white) plays a legal move that engine 1 refuses: the mover loses
     assert g["reason"] == "illegal" and g["winner_engine"] == 1
     assert "rejected by opponent" in g["detail"]
     shutil.rmtree(tmp_path / "out")
-    g = run_pair(tmp_path, fake("picky"), fake("pass"), 2, "--openings", "1")[0]
+    g = run_pair(tmp_path, fake_engine("picky"), fake_engine("pass"), 2, "--openings", "1")[0]
     assert (g["reason"], g["result"], g["winner_engine"]) == ("void", "Void", None)
     assert load(tmp_path / "out")["summary"]["void"] == 2
 
 
-@needs_gnugo
-def test_max_moves_and_referee(tmp_path):
-    games = run_pair(tmp_path, GNUGO0, GNUGO0, 1, "--max-moves", "6", "--referee",
-                     f"{GNUGO} --mode gtp --chinese-rules --level 0")
+def test_max_moves_and_referee(gnugo, gnugo_level0, tmp_path):
+    games = run_pair(tmp_path, gnugo_level0, gnugo_level0, 1, "--max-moves", "6", "--referee",
+                     f"{gnugo} --mode gtp --chinese-rules --level 0")
     g = games[0]
     assert (g["reason"], g["moves"], g["scorer"]) == ("max-moves", 6, "referee")
     # the same position scored by a separate GNU Go via loadsgf
     sgf_path = tmp_path / "out" / g["sgf"]
     gtp = f"loadsgf {sgf_path}\nfinal_score\nquit\n"
-    answer = subprocess.run([GNUGO, "--mode", "gtp", "--chinese-rules", "--level", "0"],
+    answer = subprocess.run([gnugo, "--mode", "gtp", "--chinese-rules", "--level", "0"],
                             input=gtp, capture_output=True, text=True, timeout=30).stdout
     assert f"= {g['result']}" in answer
 
 
-def test_referee_failure_falls_back(tmp_path):
-    g = run_pair(tmp_path, fake("pass"), fake("pass"), 1, "--referee", fake("pass"))[0]
+def test_referee_failure_falls_back(fake_engine, tmp_path):
+    g = run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 1, "--referee",
+                 fake_engine("pass"))[0]
     assert g["scorer"] == "chinese" and "referee failed" in g["detail"]
     assert g["result"] == "W+7.5"
 
 
-def test_plot_or_message(tmp_path, capsys):
+def test_plot_or_message(fake_engine, tmp_path, capsys):
     png = tmp_path / "elo.png"
-    run_pair(tmp_path, fake("pass"), fake("resign"), 2, "--plot", str(png))
+    run_pair(tmp_path, fake_engine("pass"), fake_engine("resign"), 2, "--plot", str(png))
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -348,15 +334,15 @@ def test_plot_or_message(tmp_path, capsys):
         assert png.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_unstartable_engine_or_broken_results_stop_the_match(tmp_path, capsys):
+def test_unstartable_engine_or_broken_results_stop_the_match(fake_engine, tmp_path, capsys):
     out = tmp_path / "out"
     args = ["--games", "2", "--out", str(out)] + BASE
-    assert main(["/nonexistent/engine", fake("pass")] + args) == 2
+    assert main(["/nonexistent/engine", fake_engine("pass")] + args) == 2
     assert "cannot start" in capsys.readouterr().err
     (out / "match.json").write_text("{not json")
-    assert main([fake("pass"), fake("pass")] + args) == 2
+    assert main([fake_engine("pass"), fake_engine("pass")] + args) == 2
     assert "unreadable" in capsys.readouterr().err
-    assert main([fake("pass"), fake("pass"), "--rules", "no-such-rules"] + args) == 2
+    assert main([fake_engine("pass"), fake_engine("pass"), "--rules", "no-such-rules"] + args) == 2
     assert "unknown rules" in capsys.readouterr().err
 
 

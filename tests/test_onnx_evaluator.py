@@ -1,7 +1,6 @@
 """OnnxModel (loading, metadata checks, batching, providers) and KataGo-style post-processing."""
 
 import math
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -9,53 +8,38 @@ import onnxruntime as ort
 import pytest
 
 from engine import onnx_evaluator as oe
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.rules import PRESETS
-from training import katago_convert as kc
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-B6 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-
-
-@pytest.fixture(scope="module")
-def b6_onnx(tmp_path_factory):
-    if not B6.exists():
-        pytest.skip(f"{B6} is absent (../shared not available)")
-    return kc.convert(B6, tmp_path_factory.mktemp("net") / "b6.onnx")
-
-
-@pytest.fixture(scope="module")
-def b6_model(b6_onnx):
-    return oe.OnnxModel(b6_onnx, threads=1)
 
 
 def random_batch(rng, n, size):
-    spatial = (rng.random((n, 22, size, size)) < 0.25).astype(np.float32)
+    spatial = (rng.random((n, NUM_SPATIAL, size, size)) < 0.25).astype(np.float32)
     spatial[:, 0] = 1.0
-    glob = rng.normal(0, 0.5, (n, 19)).astype(np.float32)
+    glob = rng.normal(0, 0.5, (n, NUM_GLOBAL)).astype(np.float32)
     return spatial, glob
 
 
-def test_model_metadata_and_shapes(b6_model):
-    assert b6_model.feature_set == "katago-v7"
-    assert (b6_model.num_spatial, b6_model.num_global) == (22, 19)
-    assert b6_model.score_outputs == ("scoremean", "scorestdev", "lead", "vartime")
-    assert b6_model.multipliers["lead"] == 20.0
-    assert b6_model.providers[0] == "CPUExecutionProvider"
+def test_model_metadata_and_shapes(b6c96_model):
+    assert b6c96_model.feature_set == "katago-v7"
+    assert (b6c96_model.num_spatial, b6c96_model.num_global) == (22, 19)
+    assert b6c96_model.score_outputs == ("scoremean", "scorestdev", "lead", "vartime")
+    assert b6c96_model.multipliers["lead"] == 20.0
+    assert b6c96_model.providers[0] == "CPUExecutionProvider"
     rng = np.random.default_rng(0)
     for size in (9, 13, 19):
-        raw = b6_model.run(*random_batch(rng, 2, size))
+        raw = b6c96_model.run(*random_batch(rng, 2, size))
         assert raw["policy"].shape == (2, size * size + 1)
         assert raw["value"].shape == (2, 3) and raw["score"].shape == (2, 4)
         assert raw["ownership"].shape == (2, size, size)
 
 
 @pytest.mark.parametrize("size", [9, 19])
-def test_batch_of_16_equals_16_singles(b6_model, size):
+def test_batch_of_16_equals_16_singles(b6c96_model, size):
     rng = np.random.default_rng(size)
     spatial, glob = random_batch(rng, 16, size)
-    batch = b6_model.run(spatial, glob)
+    batch = b6c96_model.run(spatial, glob)
     for i in range(16):
-        single = b6_model.run(spatial[i:i + 1], glob[i:i + 1])
+        single = b6c96_model.run(spatial[i:i + 1], glob[i:i + 1])
         for key, arr in single.items():
             np.testing.assert_allclose(batch[key][i:i + 1], arr, atol=2e-5, rtol=1e-5, err_msg=key)
     assert not np.allclose(batch["policy"][0], batch["policy"][1])  # inputs differ, so must outputs
@@ -72,11 +56,11 @@ def with_metadata(src, dst, **changes):
     return dst
 
 
-def test_unknown_or_missing_feature_set_is_refused(b6_onnx, tmp_path):
-    odd = with_metadata(b6_onnx, tmp_path / "odd.onnx", feature_set="katago-v99")
+def test_unknown_or_missing_feature_set_is_refused(b6c96_onnx, tmp_path):
+    odd = with_metadata(b6c96_onnx, tmp_path / "odd.onnx", feature_set="katago-v99")
     with pytest.raises(oe.UnsupportedModelError, match="'katago-v99'.*katago-v7"):
         oe.OnnxModel(odd)
-    bare = with_metadata(b6_onnx, tmp_path / "bare.onnx", feature_set=None)
+    bare = with_metadata(b6c96_onnx, tmp_path / "bare.onnx", feature_set=None)
     with pytest.raises(oe.UnsupportedModelError, match="no feature_set metadata"):
         oe.OnnxModel(bare)
 
@@ -90,16 +74,16 @@ def test_feature_set_with_wrong_input_shapes_is_refused(tmp_path):
                               [spatial, glob], [out])
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     proto.ir_version = 8
-    helper.set_model_props(proto, {"feature_set": "katago-v7"})
+    helper.set_model_props(proto, {"feature_set": FEATURE_SET})
     onnx.save(proto, str(tmp_path / "five.onnx"))
     with pytest.raises(oe.UnsupportedModelError, match=r"needs \(22, 19\).*\(5, 19\)"):
         oe.OnnxModel(tmp_path / "five.onnx")
 
 
-def test_missing_provider_falls_back_to_cpu(b6_onnx, capsys):
+def test_missing_provider_falls_back_to_cpu(b6c96_onnx, capsys):
     if "CUDAExecutionProvider" in ort.get_available_providers():
         pytest.skip("CUDA is available here, so there is nothing to fall back from")
-    model = oe.OnnxModel(b6_onnx, provider="cuda")
+    model = oe.OnnxModel(b6c96_onnx, provider="cuda")
     assert model.providers == ["CPUExecutionProvider"]
     err = capsys.readouterr().err
     assert "cuda" in err and "using the CPU" in err
@@ -151,13 +135,13 @@ def test_score_stats_follow_katago_multipliers():
     assert custom["lead"][0] == pytest.approx(10 * -0.4 * 0.9)
 
 
-def test_to_evaluation_from_side_to_move(b6_model):
+def test_to_evaluation_from_side_to_move(b6c96_model):
     rng = np.random.default_rng(3)
     spatial, glob = random_batch(rng, 4, 9)
-    raw = b6_model.run(spatial, glob)
+    raw = b6c96_model.run(spatial, glob)
     legal = rng.random((4, 82)) < 0.7
     legal[:, -1] = True
-    ev = oe.to_evaluation(raw, legal, b6_model, allow_no_result=False)
+    ev = oe.to_evaluation(raw, legal, b6c96_model, allow_no_result=False)
     np.testing.assert_allclose(ev.policy.sum(axis=1), 1.0, rtol=1e-5)
     assert np.all(ev.policy[~legal] == 0)
     p = oe.wdl(raw["value"], False)
@@ -214,7 +198,6 @@ def test_undo_symmetry_outputs_returns_points_to_the_board(sym):
 
 # ------------------------------------------------------------------ KataGo's own outputs
 
-REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
 # Positions whose V7 features are trivial to build by hand: at most two isolated stones with 4
 # liberties (no liberty or ladder planes; area = stones, or the whole board when only one colour
 # is on it), Chinese rules, no passes except one that hides
@@ -258,7 +241,7 @@ def simple_features(stones, pla, history, komi, rule_globals=(0.0, 0.0, 0.0), bu
     """
     h, w = len(stones), len(stones[0])
     bh, bw = buffer or (h, w)
-    spatial = np.zeros((1, 22, bh, bw), np.float32)
+    spatial = np.zeros((1, NUM_SPATIAL, bh, bw), np.float32)
     spatial[0, 0, :h, :w] = 1
     for y in range(h):
         for x in range(w):
@@ -274,7 +257,7 @@ def simple_features(stones, pla, history, komi, rule_globals=(0.0, 0.0, 0.0), bu
         own, opp = (spatial[0, 0], opp) if own.any() else (own, spatial[0, 0])
     spatial[0, 18], spatial[0, 19] = own, opp
     self_komi = komi if pla == "W" else -komi
-    glob = np.zeros((1, 19), np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), np.float32)
     glob[0, 5] = self_komi / 20
     glob[0, 6:9] = rule_globals
     glob[0, 18] = komi_wave(self_komi, h * w)
@@ -304,18 +287,17 @@ def trivial_features(pos):
 
 
 @pytest.mark.parametrize("pos_id", TRIVIAL)
-def test_katago_reference_positions_with_trivial_features(b6_model, pos_id):
-    import json
-    if not REFERENCE.exists():
-        pytest.skip(f"{REFERENCE} is absent (../shared not available)")
-    pos = next(p for p in json.loads(REFERENCE.read_text())["positions"] if p["id"] == pos_id)
+def test_katago_reference_positions_with_trivial_features(b6c96_model, katago_reference,
+                                                          pos_id):
+    pos = katago_reference[pos_id]
     ref = pos["raw_nn"]
     spatial, glob = trivial_features(pos)
-    raw = b6_model.run(spatial, glob)
+    raw = b6c96_model.run(spatial, glob)
     legal = np.append(spatial[0, 1:3].sum(axis=0).reshape(-1) == 0, True)[None]
     policy = oe.policy_probs(raw["policy"], legal)[0]
     probs = oe.wdl(raw["value"], oe.no_result_possible(PRESETS["chinese"]))[0]
-    stats = oe.score_stats(raw["score"], probs[None], b6_model.score_outputs, b6_model.multipliers)
+    stats = oe.score_stats(raw["score"], probs[None], b6c96_model.score_outputs,
+                           b6c96_model.multipliers)
     own = oe.ownership(raw["ownership"])[0]
     sign = 1.0 if pos["to_move"] == "W" else -1.0
     white_win, white_loss = (probs[0], probs[1]) if sign > 0 else (probs[1], probs[0])
@@ -343,11 +325,11 @@ def white_view(model, spatial, glob, sym, pla, allow_no_result):
     return raw, probs, win, sign * stats["lead"][0], sign * stats["score_mean"][0], stats
 
 
-def test_katago_tiny_board_test_5x5_in_6x6_buffer_symmetry_3(b6_model):
+def test_katago_tiny_board_test_5x5_in_6x6_buffer_symmetry_3(b6c96_model):
     stones = [".....", "...B.", "..W..", ".BBW.", "....."]
     spatial, glob = simple_features(stones, "W", [], 7.5, (1.0, 0.5, 1.0), buffer=(6, 6))
     assert sorted(zip(*np.nonzero(spatial[0, 5]))) == [(2, 2), (3, 3)]  # the 3-liberty stones
-    raw, probs, win, lead, mean, stats = white_view(b6_model, spatial, glob, 3, "W", False)
+    raw, probs, win, lead, mean, stats = white_view(b6c96_model, spatial, glob, 3, "W", False)
     assert win == pytest.approx(0.9025, abs=1e-3) and probs[1] == pytest.approx(0.0975, abs=1e-3)
     assert mean == pytest.approx(9.37, abs=0.02) and lead == pytest.approx(7.87, abs=0.02)
     assert stats["score_mean_sq"][0] == pytest.approx(242.9, abs=0.2)
@@ -367,20 +349,20 @@ def test_katago_tiny_board_test_5x5_in_6x6_buffer_symmetry_3(b6_model):
 
 @pytest.mark.parametrize("sym,white_win,white_lead", [
     (1, 0.532987, 0.577), (4, 0.525422, 0.408), (6, 0.549882, 1.019)])
-def test_katago_rawnn_9x9_symmetries(b6_model, sym, white_win, white_lead):
+def test_katago_rawnn_9x9_symmetries(b6c96_model, sym, white_win, white_lead):
     stones, history = replay(9, 9, [("B", "C3"), ("W", "C6")])
     spatial, glob = simple_features(stones, "B", history, 7.5)
-    _, probs, win, lead, _, _ = white_view(b6_model, spatial, glob, sym, "B", True)
+    _, probs, win, lead, _, _ = white_view(b6c96_model, spatial, glob, sym, "B", True)
     assert win == pytest.approx(white_win, abs=3e-4)
     assert probs[2] == pytest.approx(6e-5, abs=3e-5)
     assert lead == pytest.approx(white_lead, abs=0.01)
 
 
-def test_katago_rawnn_7x10_all_symmetries(b6_model):
+def test_katago_rawnn_7x10_all_symmetries(b6c96_model):
     stones, history = replay(7, 10, [("B", "C3"), ("W", "C7"), ("B", "F7")])
     spatial, glob = simple_features(stones, "W", history, 7.5, (1.0, -0.5, 1.0))
     assert glob[0, 18] == -0.5  # even area
     expected = [0.690885, 0.718946, 0.680947, 0.693356]
-    wins = [white_view(b6_model, spatial, glob, sym, "W", False)[2] for sym in range(8)]
+    wins = [white_view(b6c96_model, spatial, glob, sym, "W", False)[2] for sym in range(8)]
     np.testing.assert_allclose(wins[:4], expected, atol=3e-4)
     np.testing.assert_array_equal(wins[4:], wins[:4])  # non-square: transpose bit ignored

@@ -7,7 +7,7 @@ import pytest
 from engine import onnx_evaluator as oe
 from engine.evaluator import PositionBatch
 from engine.positions import batch_row_from_game
-from tests.test_katago_reference import POSITIONS, b6_model, evaluate, replay  # noqa: F401
+from tests.test_katago_reference import evaluate, replay
 
 
 def batch_of(games):
@@ -19,18 +19,17 @@ def batch_of(games):
     return batch
 
 
-def nine_by_nine_games():
-    games = [replay(p) for p in POSITIONS if p["board_size"] == 9 and p["komi"] == 7.5]
-    if not games:
-        pytest.skip("../shared/reference is absent")
-    return games
+@pytest.fixture(scope="module")
+def nine_by_nine_games(katago_reference):
+    return [replay(p) for p in katago_reference.values()
+            if p["board_size"] == 9 and p["komi"] == 7.5]
 
 
-def test_batch_matches_single_pipeline(b6_model):
-    games = nine_by_nine_games()
-    ev = oe.OnnxEvaluator(b6_model, symmetry=0).evaluate(batch_of(games))
+def test_batch_matches_single_pipeline(b6c96_model, nine_by_nine_games):
+    games = nine_by_nine_games
+    ev = oe.OnnxEvaluator(b6c96_model, symmetry=0).evaluate(batch_of(games))
     for i, game in enumerate(games):
-        single = evaluate(b6_model, game)
+        single = evaluate(b6c96_model, game)
         np.testing.assert_allclose(ev.policy[i, :-1].reshape(9, 9), single["policy"], atol=1e-5)
         sign = -1.0 if game.to_move == 1 else 1.0  # single is from White's view
         np.testing.assert_allclose(ev.score[i] * sign, single["whiteLead"], atol=1e-3)
@@ -40,13 +39,13 @@ def test_batch_matches_single_pipeline(b6_model):
 
 
 @pytest.mark.parametrize("sym", range(1, 8))
-def test_symmetry_is_undone(b6_model, sym):
+def test_symmetry_is_undone(b6c96_model, nine_by_nine_games, sym):
     """The net is only nearly equivariant, so outputs under another symmetry agree closely
     with symmetry 0 in board orientation; a wrongly undone symmetry scrambles them."""
-    games = nine_by_nine_games()
+    games = nine_by_nine_games
     batch = batch_of(games)
-    base = oe.OnnxEvaluator(b6_model, symmetry=0).evaluate(batch)
-    other = oe.OnnxEvaluator(b6_model, symmetry=sym).evaluate(batch)
+    base = oe.OnnxEvaluator(b6c96_model, symmetry=0).evaluate(batch)
+    other = oe.OnnxEvaluator(b6c96_model, symmetry=sym).evaluate(batch)
     # Measured: mean policy distance 0.24-0.30 when undone, 0.96-1.34 when not; ownership
     # differs by at most 0.40 when undone, ~2.0 when not.
     assert np.abs(other.policy - base.policy).sum(axis=1).mean() < 0.45

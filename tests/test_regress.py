@@ -1,27 +1,16 @@
-"""gtp.regress: the .tst parser, the verdicts, and whole runs against GNU Go and a fake engine."""
+"""tournament.regress: the .tst parser, the verdicts, and whole runs against GNU Go and a fake
+engine."""
 
 import io
-import os
-import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
-from gtp.regress import (FAIL, PASS, XFAIL, XPASS, Runner, Step, TstError, judge, main,
-                         parse_expectation, parse_tst)
+from tournament.regress import (FAIL, PASS, XFAIL, XPASS, Runner, Step, TstError, judge, main,
+                                parse_expectation, parse_tst)
 
 HERE = Path(__file__).resolve().parent
 REG = HERE / "regress"
-FAKE = HERE / "fake_gtp_engine.py"
-GNUGO = "/usr/games/gnugo"
-GNUGO_CMD = f"{GNUGO} --mode gtp --level 0"
-needs_gnugo = pytest.mark.skipif(not os.path.exists(GNUGO),
-                                 reason="GNU Go not installed (apt-get install gnugo)")
-
-
-def fake(mode: str) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode}"
 
 
 # ---- parser ---------------------------------------------------------------------------------
@@ -84,21 +73,19 @@ def test_judge(spec, ok, text, status):
 
 # ---- runs against GNU Go -------------------------------------------------------------------
 
-@needs_gnugo
-def test_all_pass_file_exit_zero():
+def test_all_pass_file_exit_zero(gnugo_level0):
     out = io.StringIO()
-    report = Runner(GNUGO_CMD, 30, None, False, False, False, out).run_file(
+    report = Runner(gnugo_level0, 30, None, False, False, False, out).run_file(
         str(REG / "all_pass.tst"), "")
     statuses = {o.step.id: o.status for o in report.outcomes}
     # test 5 loads games/corner.sgf relative to the .tst file: the engine runs in its directory
     assert statuses == {1: PASS, 2: PASS, 3: XFAIL, 4: PASS, 5: PASS, 6: PASS, 7: PASS}
     assert report.fatal is None and report.errors == []
-    assert main(["--engine", GNUGO_CMD, str(REG / "all_pass.tst")]) == 0
+    assert main(["--engine", gnugo_level0, str(REG / "all_pass.tst")]) == 0
 
 
-@needs_gnugo
-def test_mixed_outcomes_and_exit_one(capsys):
-    report = Runner(GNUGO_CMD, 30, None, False, False, False, io.StringIO()).run_file(
+def test_mixed_outcomes_and_exit_one(gnugo_level0, capsys):
+    report = Runner(gnugo_level0, 30, None, False, False, False, io.StringIO()).run_file(
         str(REG / "mixed.tst"), "")
     statuses = {o.step.id: o.status for o in report.outcomes}
     assert statuses == {10: PASS, 20: PASS, 30: FAIL, 40: XFAIL, 50: XPASS, 60: FAIL,
@@ -107,7 +94,7 @@ def test_mixed_outcomes_and_exit_one(capsys):
     assert got[30] == "GNU Go" and got[60] == "? illegal move"
     assert len(report.errors) == 1 and "invalid color or coordinate" in report.errors[0]
 
-    assert main(["--engine", GNUGO_CMD, str(REG / "mixed.tst")]) == 1
+    assert main(["--engine", gnugo_level0, str(REG / "mixed.tst")]) == 1
     lines = capsys.readouterr().out.splitlines()
     line30 = next(x for x in lines if x.startswith("FAIL") and " 30 name" in x)
     assert "expected [Leela]" in line30 and "got 'GNU Go'" in line30
@@ -117,44 +104,42 @@ def test_mixed_outcomes_and_exit_one(capsys):
     assert summary.split()[1:7] == ["8", "2", "3", "2", "1", "1"]
 
 
-@needs_gnugo
-def test_file_error_is_exit_two_and_other_files_still_run(tmp_path, capsys):
+def test_file_error_is_exit_two_and_other_files_still_run(gnugo_level0, tmp_path, capsys):
     bad = tmp_path / "bad.tst"
     bad.write_text("1 name\n#? GNU Go\n")
-    code = main(["--engine", GNUGO_CMD, str(bad), str(REG / "all_pass.tst")])
+    code = main(["--engine", gnugo_level0, str(bad), str(REG / "all_pass.tst")])
     out = capsys.readouterr().out
     assert code == 2
     assert "file error" in out and "all_pass.tst: PASS" in out
-    assert main(["--engine", GNUGO_CMD, str(tmp_path / "missing.tst")]) == 2
+    assert main(["--engine", gnugo_level0, str(tmp_path / "missing.tst")]) == 2
 
 
-@needs_gnugo
-def test_gtpfile_runs_first(tmp_path):
+def test_gtpfile_runs_first(gnugo_level0, tmp_path):
     pre = tmp_path / "pre.gtp"
     pre.write_text("boardsize 5\nclear_board\nplay b c3\n")
     tst = tmp_path / "t.tst"
     tst.write_text("1 list_stones black\n#? [C3]\n")
-    assert main(["--engine", GNUGO_CMD, str(tst)]) == 1
-    assert main(["--engine", GNUGO_CMD, "--gtpfile", str(pre), str(tst)]) == 0
+    assert main(["--engine", gnugo_level0, str(tst)]) == 1
+    assert main(["--engine", gnugo_level0, "--gtpfile", str(pre), str(tst)]) == 0
     pre.write_text("boardsize 99\n")
-    assert main(["--engine", GNUGO_CMD, "--gtpfile", str(pre), str(tst)]) == 2
+    assert main(["--engine", gnugo_level0, "--gtpfile", str(pre), str(tst)]) == 2
 
 
 # ---- engine errors ---------------------------------------------------------------------------
 
-def test_engine_crash_mid_file_is_exit_two(tmp_path, capsys):
+def test_engine_crash_mid_file_is_exit_two(fake_engine, tmp_path, capsys):
     tst = tmp_path / "crash.tst"
     tst.write_text("1 name\n#? [Fake pass]\n2 crash\n3 name\n")
-    report = Runner(fake("pass"), 10, None, False, False, False, io.StringIO()).run_file(
+    report = Runner(fake_engine("pass"), 10, None, False, False, False, io.StringIO()).run_file(
         str(tst), "")
     assert [(o.step.id, o.status) for o in report.outcomes] == [(1, PASS), (2, FAIL)]
     assert "engine error at line 3" in report.fatal
-    assert main(["--engine", fake("pass"), str(tst)]) == 2
+    assert main(["--engine", fake_engine("pass"), str(tst)]) == 2
     assert "engine error" in capsys.readouterr().out
 
 
-def test_engine_timeout_and_missing_engine(tmp_path):
+def test_engine_timeout_and_missing_engine(fake_engine, tmp_path):
     tst = tmp_path / "hang.tst"
     tst.write_text("1 genmove b\n")
-    assert main(["--engine", fake("hang"), "--timeout", "0.3", str(tst)]) == 2
+    assert main(["--engine", fake_engine("hang"), "--timeout", "0.3", str(tst)]) == 2
     assert main(["--engine", "/nonexistent/engine", str(tst)]) == 2

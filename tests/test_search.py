@@ -13,7 +13,7 @@ from engine.game import GameState
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
 from engine.search import Search, SearchLimits
-from tests.search_helpers import CountingEvaluator, game_from_diagram, vertex
+from tests.boards import game_from_diagram, vertex
 
 SMALL = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
 
@@ -120,9 +120,9 @@ def test_passing_after_opponent_pass_is_scored_exactly():
     assert int(st.actions[np.argmax(st.visits)]) != 16
 
 
-def test_update_with_move_keeps_the_subtree_and_resets_on_mismatch():
+def test_update_with_move_keeps_the_subtree_and_resets_on_mismatch(counting_evaluator):
     g = GameState(5, 5, 0.5)
-    s = Search(CountingEvaluator(), SMALL, log=lambda m: None)
+    s = Search(counting_evaluator, SMALL, log=lambda m: None)
     s.run(g, BLACK, SearchLimits(playouts=500))
     st = s.root_stats()
     a = int(st.actions[np.argmax(st.visits)])
@@ -176,10 +176,10 @@ def test_deterministic_with_a_seed():
     assert run(7) != run(8)
 
 
-def test_cache_serves_repeated_positions():
+def test_cache_serves_repeated_positions(counting_evaluator):
     g = GameState(4, 4, 0.5)
     cfg = SearchConfig(batch_size=4, max_nodes=20_000, max_edges=400_000, cache_size=4096)
-    ev = CountingEvaluator()
+    ev = counting_evaluator
     s = Search(ev, cfg)
     s.run(g, BLACK, SearchLimits(playouts=2000))
     # transpositions (A then B == B then A) are served from the cache

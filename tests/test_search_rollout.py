@@ -7,7 +7,7 @@ from engine.constants import BLACK, WHITE
 from engine.evaluator import Evaluation, PositionBatch
 from engine.rollout import MixedEvaluator, RolloutEvaluator
 from engine.rules import PRESETS
-from tests.search_helpers import game_from_diagram
+from tests.boards import game_from_diagram
 
 SETTLED = """
     . X O . O

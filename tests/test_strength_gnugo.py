@@ -5,35 +5,27 @@ even at one visit per move, so a loss here points at a bug in search, features o
 
 The games run one after another and both engines are seeded (GNU Go plays differently every
 run unless given a seed; Dosaku's search is limited by visits, not time), so the match is
-deterministic: the outcome does not depend on timing or on how games were shared out. Needs /usr/games/gnugo and the network under ../shared/models; skips
-saying which is missing. Takes about five minutes."""
+deterministic: the outcome does not depend on timing or on how games were shared out. Needs
+GNU Go and the network under ../shared/models; skips saying which is missing. Takes about five
+minutes."""
 
 import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
-import pytest
-
-from gtp.match import main
+from tournament.match import main
 
 ROOT = Path(__file__).resolve().parents[1]
-MODEL = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 
 
-def test_b6c96_with_100_visits_beats_gnugo_level_10(tmp_path):
-    if not Path(GNUGO).exists():
-        pytest.skip("GNU Go is not installed (apt-get install -y gnugo)")
-    if not MODEL.exists():
-        pytest.skip(f"the reference network {MODEL} is absent (../shared not available)")
+def test_b6c96_with_100_visits_beats_gnugo_level_10(gnugo, b6c96_file, tmp_path):
     dosaku = (f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'run_engine.py'))} "
-              f"--model {shlex.quote(str(MODEL))} --visits 100 --threads 1 --boardsize 9")
-    gnugo = f"{GNUGO} --mode gtp --level 10 --chinese-rules --seed 1"
+              f"--model {shlex.quote(str(b6c96_file))} --visits 100 --threads 1 --boardsize 9")
+    opponent = f"{gnugo} --mode gtp --level 10 --chinese-rules --seed 1"
     out = tmp_path / "match"
-    main([dosaku, gnugo, "--games", "20", "--size", "9", "--komi", "7", "--rules", "chinese",
-          "--parallel", "1", "--referee", f"{GNUGO} --mode gtp --chinese-rules",
+    main([dosaku, opponent, "--games", "20", "--size", "9", "--komi", "7", "--rules", "chinese",
+          "--parallel", "1", "--referee", f"{gnugo} --mode gtp --chinese-rules",
           "--no-progress", "--out", str(out)])
     summary = json.loads((out / "match.json").read_text())["summary"]
     assert summary["games"] == 20 and summary["void"] == 0

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from engine.coords import point_from_xy
+from engine.features import FEATURE_SET
 from engine.game import GameState
 from engine.rules import PRESETS
 from tests.training_rows import features, random_game_rows
@@ -31,7 +32,7 @@ def one_row_pool(game, next_action):
     policy = np.zeros((1, area + 1), np.float32)
     policy[0, next_action] = 1.0
     own = (spatial[1] - spatial[2]).reshape(1, -1)
-    rows = Rows(game.height, game.width, spatial.shape[0], "katago-v7",
+    rows = Rows(game.height, game.width, spatial.shape[0], FEATURE_SET,
                 pack_spatial(spatial[None]), glob[None], policy, np.ones(1, np.float32),
                 np.array([[1.0, 0.0, 0.0]], np.float32), np.zeros(1, np.float32), own)
     return Pool(rows, np.zeros(1, np.float32))

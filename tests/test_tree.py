@@ -8,7 +8,6 @@ from engine.config import SearchConfig
 from engine.evaluator import UniformEvaluator
 from engine.game import GameState
 from engine.search import Search, SearchLimits
-from tests.search_helpers import CountingEvaluator
 
 
 def _check_structure(t):
@@ -37,9 +36,9 @@ def _check_structure(t):
     return seen
 
 
-def test_visits_add_up_and_slices_stay_ordered():
+def test_visits_add_up_and_slices_stay_ordered(counting_evaluator):
     g = GameState(5, 5, 0.5)
-    s = Search(CountingEvaluator(), SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000))
+    s = Search(counting_evaluator, SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000))
     s.run(g, 1, SearchLimits(playouts=600))
     assert _check_structure(s.tree) == int(s.tree.meta[T.M_NODES]) - 1
 
@@ -68,9 +67,9 @@ def test_edge_capacity_full_keeps_evaluated_leaves():
     assert int(t.node_visits[s.root]) == played  # every playout was backed up to the root
 
 
-def test_copy_subtree_keeps_exactly_the_subtree():
+def test_copy_subtree_keeps_exactly_the_subtree(counting_evaluator):
     g = GameState(5, 5, 0.5)
-    s = Search(CountingEvaluator(), SearchConfig(batch_size=4, max_nodes=5000, max_edges=200_000))
+    s = Search(counting_evaluator, SearchConfig(batch_size=4, max_nodes=5000, max_edges=200_000))
     s.run(g, 1, SearchLimits(playouts=400))
     t = s.tree
     root = s.root

@@ -13,7 +13,7 @@ from engine.area import calculate_area
 from engine.constants import BLACK, PASS_POINT
 from engine.coords import action_from_point, point_from_xy
 from engine.evaluator import PositionBatch
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
 from engine.positions import batch_row_from_game
 from engine.rules import PRESETS
@@ -103,7 +103,7 @@ def random_game_rows(size: int, games: int, seed: int, teacher: bool = False) ->
         extra = {"teacher_policy": np.array(cols["teacher_policy"]),
                  "teacher_value": np.array(cols["teacher_value"]),
                  "teacher_score": 0.5 * score, "teacher_ownership": 0.5 * ownership}
-    return Rows(size, size, NUM_SPATIAL, "katago-v7", pack_spatial(np.array(cols["spatial"])),
+    return Rows(size, size, NUM_SPATIAL, FEATURE_SET, pack_spatial(np.array(cols["spatial"])),
                 np.array(cols["global"]), np.array(cols["policy"]), weight,
                 np.array(cols["value"]), score, ownership, extra)
 

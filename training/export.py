@@ -25,12 +25,12 @@ import numpy as np
 import torch
 from onnx import helper
 
-from engine.features import NUM_GLOBAL, NUM_SPATIAL
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.onnx_evaluator import OnnxModel
 from training import katago_bin as kb
 from training import katago_convert as kc
 from training.checkpoint import load_checkpoint, resolve_checkpoint
-from training.model import FEATURE_SET, SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
+from training.model import SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
 
 MODEL_VERSION = 8  # the KataGo architecture version the net follows (V7 input features)
 CHECK_SIZES = (9, 19)

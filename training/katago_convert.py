@@ -27,11 +27,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from engine.features import FEATURE_SET
 from training import katago_bin as kb
 
 OPSET = 17
 IR_VERSION = 8  # onnxruntime 1.31 refuses IR > 13; opset 17 needs IR 8
-FEATURE_SETS = {7: "katago-v7"}  # KataGo input version -> our feature-set name
+FEATURE_SETS = {7: FEATURE_SET}  # KataGo input version -> our feature-set name
 SCORE_OUTPUTS_V8 = ("scoremean", "scorestdev", "lead", "vartime")
 SCORE_OUTPUTS_V9 = SCORE_OUTPUTS_V8 + ("shortterm_winloss_error", "shortterm_score_error")
 OFF_BOARD_POLICY = 5000.0

@@ -27,7 +27,6 @@ from torch.nn import functional as F
 
 from engine.features import NUM_GLOBAL, NUM_SPATIAL
 
-FEATURE_SET = "katago-v7"  # the inputs: engine.features (KataGo's V7 features)
 SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead")  # columns of the `score` output
 SCORE_SCALE = 20.0  # points per raw score unit (KataGo's multiplier): targets come out near 1
 OFF_BOARD_POLICY = 5000.0  # subtracted from off-board policy logits, as KataGo's training does

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.features import NUM_GLOBAL, NUM_SPATIAL
+from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.onnx_evaluator import apply_symmetry
 from training.chunks import TEACHER_KEYS, Rows, load_chunks
-from training.model import FEATURE_SET
 
 
 @dataclass

@@ -76,6 +76,7 @@ play w pass
 #? [.*]*
 28 dosaku-visits q
 #? [.*]*
-# the analyze commands played nothing
+# the analyze commands played nothing: the record still ends with Black's last cleanup move,
+# the last of B5's liberties A5 B4 B6 (which one depends on the search)
 29 printsgf
-#? [.*;B\[ae\]\)]
+#? [.*;B\[(ae|bf|bd)\]\)]

@@ -1,56 +1,87 @@
-"""Test helpers: ASCII diagrams, and a full comparison of an engine board with the reference."""
+"""Test helpers for boards: the one diagram dialect of the tests, boards and games built from
+diagrams, and a full comparison of an engine board with the slow reference (reference_rules).
+
+A diagram is rows of points, top row first (y = 0): X or x black, O or o white, . or + (or
+KataGo's `) empty, any other lowercase letter names an empty point. Points may be separated by spaces ("X . O")
+or not ("X.O"), so KataGo's compact rows (tests/data/katago_board_cases.json) read the same.
+"""
+
+import json
+from pathlib import Path
 
 import numpy as np
 
 from engine import board as B
 from engine.constants import BLACK, EMPTY, NULL_POINT, WHITE
-from engine.coords import point_from_xy
-from tests.reference_rules import RefBoard
+from engine.coords import parse_vertex, point_from_xy, xy_from_point
+from engine.game import GameState
+from engine.rules import PRESETS
 
-STONE_CHARS = {"X": BLACK, "O": WHITE, ".": EMPTY, "+": EMPTY}
+DATA = Path(__file__).resolve().parent / "data"
+STONES = {"X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE, ".": EMPTY, "+": EMPTY, "`": EMPTY}
 
 
-def parse_diagram(text):
-    """Rows of tokens (X black, O white, . or + empty, a lowercase letter = named empty point).
+def parse_diagram(diagram: str | list[str]):
+    """(width, height, stones {(x, y): colour} in reading order, marks {letter: (x, y)}).
 
-    Returns (width, height, stones {(x, y): colour}, marks {letter: (x, y)}); y = 0 is the top row.
-    """
-    rows = [line.split() for line in text.strip().splitlines() if line.strip()]
+    `diagram` is one text or a list of row strings."""
+    lines = diagram.splitlines() if isinstance(diagram, str) else diagram
+    rows = [row for row in ([ch for ch in line if not ch.isspace()] for line in lines) if row]
     height, width = len(rows), len(rows[0])
     stones, marks = {}, {}
     for y, row in enumerate(rows):
         assert len(row) == width, f"ragged diagram row {y}"
         for x, tok in enumerate(row):
-            if tok in STONE_CHARS:
-                if STONE_CHARS[tok] != EMPTY:
-                    stones[(x, y)] = STONE_CHARS[tok]
+            if tok in STONES:
+                if STONES[tok] != EMPTY:
+                    stones[(x, y)] = STONES[tok]
             else:
                 assert tok.isalpha() and tok.islower() and tok not in marks, tok
                 marks[tok] = (x, y)
     return width, height, stones, marks
 
 
-def ref_from_diagram(text):
-    width, height, stones, marks = parse_diagram(text)
-    ref = RefBoard(width, height)
-    for (x, y), c in stones.items():
-        ref.grid[y][x] = c
-    return ref, marks
-
-
-def engine_board_from_grid(grid):
-    """Engine board with the stones of a 2-D grid, placed without captures (asserted)."""
-    height, width = len(grid), len(grid[0])
+def board_from_diagram(diagram: str | list[str]) -> np.ndarray:
+    """An engine board with the diagram's stones, placed one by one without captures
+    (asserted); no ko point and no prisoners, as in a set-up position."""
+    width, height, stones, _ = parse_diagram(diagram)
     b = B.new_board(width, height)
-    for y in range(height):
-        for x in range(width):
-            if grid[y][x] != EMPTY:
-                assert B.play_unchecked(b, point_from_xy(x, y, width), grid[y][x]) == 0
-    # placing stones one by one may set a ko point; a diagram position has none
+    for (x, y), colour in stones.items():
+        assert B.play_unchecked(b, point_from_xy(x, y, width), colour) == 0
     b[B.ROW_HEADER, B.H_KO_POINT] = NULL_POINT
     b[B.ROW_HEADER, B.H_PRISONERS + BLACK] = 0
     b[B.ROW_HEADER, B.H_PRISONERS + WHITE] = 0
     return b
+
+
+def game_from_diagram(diagram: str, to_move: int, komi: float = 0.5,
+                      rules=PRESETS["tromp-taylor"]) -> GameState:
+    """A GameState whose moves are the diagram's stones in reading order (each legal), with
+    `to_move` to play."""
+    width, height, stones, _ = parse_diagram(diagram)
+    g = GameState(width, height, komi, rules)
+    for (x, y), colour in stones.items():
+        assert g.play(colour, point_from_xy(x, y, width)) == B.MOVE_OK
+    g.to_move = to_move
+    return g
+
+
+def vertex(g: GameState, text: str) -> int:
+    """The point of a GTP vertex on g's board."""
+    return parse_vertex(text, g.width, g.height)
+
+
+def points_xy(b: np.ndarray):
+    """(x, y, point) for every on-board point in row-major order."""
+    w, h = int(b[B.ROW_HEADER, B.H_WIDTH]), int(b[B.ROW_HEADER, B.H_HEIGHT])
+    for y in range(h):
+        for x in range(w):
+            yield x, y, point_from_xy(x, y, w)
+
+
+def katago_board_cases() -> dict:
+    """KataGo's own ladder and area unit-test expectations (tests/data/katago_board_cases.json)."""
+    return json.loads((DATA / "katago_board_cases.json").read_text())
 
 
 def assert_board_matches(b, ref):
@@ -107,5 +138,4 @@ def ko_of(b):
     p = int(b[B.ROW_HEADER, B.H_KO_POINT])
     if p == NULL_POINT:
         return None
-    w = int(b[B.ROW_HEADER, B.H_WIDTH])
-    return ((p % (w + 1) - 1, p // (w + 1) - 1), int(b[B.ROW_HEADER, B.H_KO_COLOR]))
+    return xy_from_point(p, int(b[B.ROW_HEADER, B.H_WIDTH])), int(b[B.ROW_HEADER, B.H_KO_COLOR])

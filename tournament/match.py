@@ -1,9 +1,10 @@
 """Play a match between two GTP engines (twogtp-style) and report wins, win rate and Elo.
 
-Games 2k and 2k+1 share their opening with colours swapped (rules of a game: gtp/match_game.py).
-Each worker thread keeps its own engine processes across games and restarts one that crashed
-or timed out. Results go to OUT/match.json after every game, one SGF per game; a rerun with
-the same OUT skips games recorded in match.json whose SGF exists and refuses changed settings.
+Games 2k and 2k+1 share their opening with colours swapped (rules of a game:
+tournament/match_game.py). Each worker thread keeps its own engine processes across games and
+restarts one that crashed or timed out. Results go to OUT/match.json after every game, one SGF
+per game; a rerun with the same OUT skips games recorded in match.json whose SGF exists and
+refuses changed settings.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from dataclasses import asdict, replace
 
 from tqdm import tqdm
 
-from gtp.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
-                            random_opening, read_opening_file)
-from gtp.match_report import plot_elo, report, tally, write_sgf
+from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
+                                   random_opening, read_opening_file)
+from tournament.match_report import plot_elo, report, tally, write_sgf
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
@@ -86,10 +87,10 @@ class Match:
 
     def _play_one(self, index: int) -> dict:
         runner = GameRunner(self.cfg, self._slots())
-        rec, moves = runner.play(index, self.opening(index))
-        rec.sgf = f"game-{index + 1:04d}.sgf"
-        write_sgf(os.path.join(self.cfg.out, rec.sgf), self.cfg, rec, moves)
-        return asdict(rec)
+        result, moves = runner.play(index, self.opening(index))
+        result.sgf = f"game-{index + 1:04d}.sgf"
+        write_sgf(os.path.join(self.cfg.out, result.sgf), self.cfg, result, moves)
+        return asdict(result)
 
     def save(self) -> None:
         data = {"config": self._config_dict(),
@@ -132,7 +133,8 @@ class Match:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gtp.match", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tournament.match",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("engine1", help="command line of engine 1 (black in even games)")
     ap.add_argument("engine2", help="command line of engine 2")
     ap.add_argument("--games", type=int, required=True)

@@ -18,16 +18,14 @@ import time
 from dataclasses import dataclass, field
 
 from engine import board as B
-from engine.constants import BLACK, WHITE
+from engine.constants import BLACK, WHITE, opponent
 from engine.coords import format_vertex, parse_vertex, point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
-from engine.rules import result_string as score_string
-from engine.rules import rules_by_name
-from gtp.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
-                            GtpFailure)
+from engine.rules import result_string, rules_by_name
+from tournament.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
+                                   GtpFailure)
 
-Move = tuple[str, int]  # ("b" or "w", engine point; PASS_POINT for a pass)
-COLOUR = {"b": BLACK, "w": WHITE}
+Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass), as GameState.moves
 WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
                B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
@@ -70,19 +68,20 @@ class MatchConfig:
         return GameState(self.size, self.size, self.komi, rules)
 
 
-def other(colour: str) -> str:
-    return "w" if colour == "b" else "b"
+def colour_letter(colour: int) -> str:
+    """`b` or `w`: the colour as GTP commands and sgfmill write it."""
+    return "b" if colour == BLACK else "w"
 
 
-def play_move(game: GameState, colour: str, point: int) -> str | None:
-    """Play on the GameState; None when legal (and played), else why it is illegal."""
-    err = game.play(COLOUR[colour], point)
+def why_illegal(game: GameState, colour: int, point: int) -> str | None:
+    """None when the move is legal on the GameState, else why it is not (nothing is played)."""
+    err = game.move_error(colour, point)
     return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
 
 
 @dataclass
-class GameRecord:
-    """One finished game as stored in match.json."""
+class GameResult:
+    """One finished game as stored in match.json (colours as `B`/`W`, as in SGF)."""
 
     game: int
     black: int
@@ -106,20 +105,19 @@ class GameRecord:
 def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
     """n random moves legal under the match's rules (black first), off the first line on
     boards of 7 and more."""
-    game, moves, colour = cfg.new_game(), [], "b"
+    game, colour = cfg.new_game(), BLACK
     edge = 1 if cfg.size >= 7 else 0
     points = [point_from_xy(x, y, cfg.size) for y in range(edge, cfg.size - edge)
               for x in range(edge, cfg.size - edge)]
-    while len(moves) < n:
+    while len(game.moves) < n:
         rng.shuffle(points)
         for p in points:
-            if play_move(game, colour, p) is None:
-                moves.append((colour, p))
+            if game.play(colour, p) == B.MOVE_OK:
                 break
         else:
             break
-        colour = other(colour)
-    return moves
+        colour = opponent(colour)
+    return game.moves
 
 
 def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
@@ -130,28 +128,29 @@ def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
             vertices = line.split("#")[0].split()
             if not vertices:
                 continue
-            game, moves, colour = cfg.new_game(), [], "b"
+            game, colour = cfg.new_game(), BLACK
             for v in vertices:
                 p = parse_vertex(v, cfg.size, cfg.size)
                 if p is None:
                     raise MatchError(f"{path}:{lineno}: {v!r} is not a vertex on the board")
-                why = play_move(game, colour, p)
+                why = why_illegal(game, colour, p)
                 if why is not None:
                     raise MatchError(f"{path}:{lineno}: illegal opening move {v} ({why})")
-                moves.append((colour, p))
-                colour = other(colour)
-            openings.append(moves)
+                game.play(colour, p)
+                colour = opponent(colour)
+            openings.append(game.moves)
     if not openings:
         raise MatchError(f"{path}: no openings")
     return openings
 
 
-def result_string(winner: str | None, reason: str, score: float | None) -> str:
-    """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void."""
+def game_result(winner: int | None, reason: str, score: float | None) -> str:
+    """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void; a scored
+    game's is engine.rules.result_string."""
     if reason == "void":
         return "Void"
     code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)
-    return f"{winner.upper()}+{code}" if code else score_string(score)
+    return f"{colour_letter(winner).upper()}+{code}" if code else result_string(score)
 
 
 def parse_final_score(text: str) -> float:
@@ -231,7 +230,7 @@ class EngineSlots:
 class _Loss(Exception):
     """Ends a game: `colour` loses for `reason`."""
 
-    def __init__(self, colour: str, reason: str, detail: str):
+    def __init__(self, colour: int, reason: str, detail: str):
         super().__init__(detail)
         self.colour, self.reason, self.detail = colour, reason, detail
 
@@ -247,7 +246,7 @@ class GameRunner:
         self.cfg = cfg
         self.slots = slots
 
-    def _call(self, colour: str, ctrl: GtpController, command: str, timeout: float | None,
+    def _call(self, colour: int, ctrl: GtpController, command: str, timeout: float | None,
               optional: bool = False) -> str | None:
         """Send to the engine playing `colour`; its crash or time-out loses the game.
 
@@ -263,7 +262,7 @@ class GameRunner:
                 return None
             raise
 
-    def _setup(self, colour: str, k: int) -> GtpController:
+    def _setup(self, colour: int, k: int) -> GtpController:
         try:
             ctrl = self.slots.get(k)
         except EngineError as exc:
@@ -285,77 +284,79 @@ class GameRunner:
             self._call(colour, ctrl, f"time_settings 0 {per} 1", ADMIN_TIMEOUT, optional=True)
         return ctrl
 
-    def _move_timeout(self, colour: str, used: dict[str, float],
+    def _move_timeout(self, colour: int, used: dict[int, float],
                       ctrl: GtpController) -> float | None:
         """Seconds allowed for this genmove (after telling the engine its clock)."""
         cfg = self.cfg
+        letter = colour_letter(colour)
         limits = []
         if cfg.game_time is not None:
             left = max(0.0, cfg.game_time - used[colour])
-            self._call(colour, ctrl, f"time_left {colour} {int(left)} 0", ADMIN_TIMEOUT, True)
+            self._call(colour, ctrl, f"time_left {letter} {int(left)} 0", ADMIN_TIMEOUT, True)
             limits.append(left)
         elif cfg.move_time is not None:
-            self._call(colour, ctrl, f"time_left {colour} {math.ceil(cfg.move_time)} 1",
+            self._call(colour, ctrl, f"time_left {letter} {math.ceil(cfg.move_time)} 1",
                        ADMIN_TIMEOUT, True)
         if cfg.move_time is not None:
             limits.append(cfg.move_time)
         return min(limits) + cfg.time_margin if limits else None
 
-    def play(self, index: int, opening: list[Move]) -> tuple[GameRecord, list[Move]]:
-        """Play game `index` and return its record and moves."""
+    def play(self, index: int, opening: list[Move]) -> tuple[GameResult, list[Move]]:
+        """Play game `index` and return its result and moves."""
         first = index % 2  # slot playing black
-        slot = {"b": first, "w": 1 - first}
-        moves: list[Move] = []
-        used = {"b": 0.0, "w": 0.0}
+        slot = {BLACK: first, WHITE: 1 - first}
+        game = self.cfg.new_game()
+        used = {BLACK: 0.0, WHITE: 0.0}
         start = time.monotonic()
         winner, reason, detail, score, scorer = None, "", "", None, None
         try:
-            ctrls = {c: self._setup(c, slot[c]) for c in ("b", "w")}
-            game = self._play_opening(ctrls, opening, moves)
-            reason = self._play_moves(ctrls, game, moves, used)
-            score, scorer, detail = self._score(game, moves)
-            winner = "b" if score > 0 else "w" if score < 0 else None
+            ctrls = {c: self._setup(c, slot[c]) for c in (BLACK, WHITE)}
+            self._play_opening(ctrls, game, opening)
+            reason = self._play_moves(ctrls, game, used)
+            score, scorer, detail = self._score(game)
+            winner = BLACK if score > 0 else WHITE if score < 0 else None
         except _Loss as loss:
-            winner, reason, detail = other(loss.colour), loss.reason, loss.detail
+            winner, reason, detail = opponent(loss.colour), loss.reason, loss.detail
         except _Void as void:
             reason, detail = "void", str(void)
         self.slots.discard_broken()
-        names = {c: self.slots.names.get(slot[c], f"engine{slot[c] + 1}") for c in "bw"}
-        record = GameRecord(
-            game=index, black=slot["b"] + 1, white=slot["w"] + 1, black_name=names["b"],
-            white_name=names["w"], result=result_string(winner, reason, score),
-            winner=winner.upper() if winner else None,
+        names = {c: self.slots.names.get(slot[c], f"engine{slot[c] + 1}") for c in slot}
+        result = GameResult(
+            game=index, black=slot[BLACK] + 1, white=slot[WHITE] + 1, black_name=names[BLACK],
+            white_name=names[WHITE], result=game_result(winner, reason, score),
+            winner=colour_letter(winner).upper() if winner else None,
             winner_engine=slot[winner] + 1 if winner else None, reason=reason, detail=detail,
-            score=score, scorer=scorer, moves=len(moves), opening=len(opening),
+            score=score, scorer=scorer, moves=len(game.moves), opening=len(opening),
             seconds=round(time.monotonic() - start, 3),
-            time_used={c.upper(): round(t, 3) for c, t in used.items()})
-        return record, moves
+            time_used={colour_letter(c).upper(): round(t, 3) for c, t in used.items()})
+        return result, game.moves
 
     def _vertex(self, p: int) -> str:
         return format_vertex(p, self.cfg.size, self.cfg.size)
 
-    def _play_opening(self, ctrls, opening: list[Move], moves: list[Move]) -> GameState:
-        game = self.cfg.new_game()
+    def _play_opening(self, ctrls, game: GameState, opening: list[Move]) -> None:
+        """Both engines play the opening; a move either refuses voids the game (unplayed)."""
         for colour, p in opening:
-            if play_move(game, colour, p) is not None:
+            if why_illegal(game, colour, p) is not None:
                 raise MatchError(f"opening move {self._vertex(p)} is illegal")
-            for c in "bw":
+            for c in (BLACK, WHITE):
                 try:
-                    self._call(c, ctrls[c], f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
+                    self._call(c, ctrls[c], f"play {colour_letter(colour)} {self._vertex(p)}",
+                               ADMIN_TIMEOUT)
                 except GtpFailure as exc:
                     raise _Void(f"opening move refused: {exc}") from None
-            moves.append((colour, p))
-        return game
+            game.play(colour, p)
 
-    def _play_moves(self, ctrls, game: GameState, moves: list[Move], used) -> str:
+    def _play_moves(self, ctrls, game: GameState, used: dict[int, float]) -> str:
         """Alternate genmove/play until the game ends; return 'passes' or 'max-moves'."""
-        colour = other(moves[-1][0]) if moves else "b"
-        while len(moves) < self.cfg.move_limit:
-            mover, listener = ctrls[colour], ctrls[other(colour)]
+        colour = opponent(game.moves[-1][0]) if game.moves else BLACK
+        while len(game.moves) < self.cfg.move_limit:
+            mover, listener = ctrls[colour], ctrls[opponent(colour)]
+            letter = colour_letter(colour)
             timeout = self._move_timeout(colour, used, mover)
             t0 = time.monotonic()
             try:
-                answer = self._call(colour, mover, f"genmove {colour}", timeout)
+                answer = self._call(colour, mover, f"genmove {letter}", timeout)
             except GtpFailure as exc:
                 raise _Loss(colour, "illegal", f"genmove failed: {exc.message}") from None
             used[colour] += time.monotonic() - t0
@@ -367,28 +368,28 @@ class GameRunner:
             p = parse_vertex(answer, self.cfg.size, self.cfg.size)
             if p is None:
                 raise _Loss(colour, "illegal", f"unreadable move {answer!r}")
-            why = play_move(game, colour, p)
+            why = why_illegal(game, colour, p)
             if why is not None:
-                raise _Loss(colour, "illegal", f"{colour.upper()} {answer}: {why}")
-            moves.append((colour, p))
+                raise _Loss(colour, "illegal", f"{letter.upper()} {answer}: {why}")
+            game.play(colour, p)
             try:
-                self._call(other(colour), listener, f"play {colour} {self._vertex(p)}",
+                self._call(opponent(colour), listener, f"play {letter} {self._vertex(p)}",
                            ADMIN_TIMEOUT)
             except GtpFailure as exc:
-                why = f"{colour.upper()} {answer} rejected by opponent: {exc.message}"
+                why = f"{letter.upper()} {answer} rejected by opponent: {exc.message}"
                 raise _Loss(colour, "illegal", why) from None
             if game.is_over():
                 return "passes"
-            colour = other(colour)
+            colour = opponent(colour)
         return "max-moves"
 
-    def _score(self, game: GameState, moves: list[Move]) -> tuple[float, str, str]:
+    def _score(self, game: GameState) -> tuple[float, str, str]:
         """(black minus white, scorer, note): the referee when configured, else GameState.score()
         under the match's rules (scorer = the rules' name)."""
         note = ""
         if self.cfg.referee:
             try:
-                return self._referee_score(moves), "referee", ""
+                return self._referee_score(game.moves), "referee", ""
             except (EngineError, GtpFailure, ValueError) as exc:
                 self.slots.discard(2)
                 note = f"referee failed ({exc}); scored by {game.rules.name} rules"
@@ -401,5 +402,5 @@ class GameRunner:
         ref.send("clear_board", ADMIN_TIMEOUT)
         ref.send(f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         for colour, p in moves:
-            ref.send(f"play {colour} {self._vertex(p)}", ADMIN_TIMEOUT)
+            ref.send(f"play {colour_letter(colour)} {self._vertex(p)}", ADMIN_TIMEOUT)
         return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))

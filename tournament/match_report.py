@@ -10,12 +10,11 @@ import time
 from sgfmill import common, sgf
 
 from engine.coords import format_vertex
+from tournament.elo import estimate, format_elo
+from tournament.match_game import GameResult, MatchConfig, Move, colour_letter
 
-from gtp.elo import estimate, format_elo
-from gtp.match_game import GameRecord, MatchConfig, Move
 
-
-def write_sgf(path: str, cfg: MatchConfig, rec: GameRecord, moves: list[Move]) -> None:
+def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -> None:
     """Save one game with sgfmill."""
     game = sgf.Sgf_game(size=cfg.size)
     root = game.get_root()
@@ -30,8 +29,8 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameRecord, moves: list[Move]) -
                   f"end: {rec.reason} {rec.detail}".strip())
     for i, (colour, p) in enumerate(moves):
         node = game.extend_main_sequence()
-        node.set_move(colour, common.move_from_vertex(format_vertex(p, cfg.size, cfg.size),
-                                                      cfg.size))
+        vertex = format_vertex(p, cfg.size, cfg.size)
+        node.set_move(colour_letter(colour), common.move_from_vertex(vertex, cfg.size))
         if i + 1 == rec.opening:
             node.set("C", "end of opening")
     tmp = path + ".tmp"

@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from gtp.controller import EngineError, GtpController
+from tournament.controller import EngineError, GtpController
 
 PASS, FAIL, XFAIL, XPASS = "PASS", "FAIL", "fail (expected)", "unexpected pass"
 
@@ -270,7 +270,8 @@ def summarize(reports: list[FileReport], out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gtp.regress", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tournament.regress",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--engine", required=True, help="engine command line (split with shlex)")
     ap.add_argument("files", nargs="+", metavar="FILE.tst")
     ap.add_argument("--timeout", type=float, default=None,

@@ -1,0 +1,136 @@
+"""Shared test set-up: the files under ../shared (KataGo's b6c96 network, its reference outputs,
+the network spec), GNU Go, the scripted fake engine, and the fixtures built from them.
+
+../shared sits beside the checkout and is never copied into the repository. A test that needs
+a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
+every such test is collected whether or not ../shared exists, so none disappears silently.
+"""
+
+import functools
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import board as B
+from engine.evaluator import Evaluation
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
+GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
+FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
+
+
+def absent(path: Path) -> str:
+    return f"{path} is absent (../shared not available)"
+
+
+def need_shared(path: Path) -> Path:
+    """`path` when it exists, else skip the test saying that ../shared is missing."""
+    if not path.exists():
+        pytest.skip(absent(path))
+    return path
+
+
+@functools.cache
+def reference_positions() -> dict[str, dict]:
+    """KataGo's `kata-raw-nn 0` reference positions by id, in file order."""
+    return {p["id"]: p for p in json.loads(REFERENCE.read_text())["positions"]}
+
+
+def pytest_generate_tests(metafunc):
+    """A test taking `reference_position` runs once per KataGo reference position; without
+    ../shared it is collected once and skipped, naming the missing file."""
+    if "reference_position" not in metafunc.fixturenames:
+        return
+    if REFERENCE.exists():
+        params = [pytest.param(p, id=i) for i, p in reference_positions().items()]
+    else:
+        params = [pytest.param(None, id="absent", marks=pytest.mark.skip(reason=absent(REFERENCE)))]
+    metafunc.parametrize("reference_position", params)
+
+
+@pytest.fixture(scope="session")
+def katago_reference() -> dict[str, dict]:
+    """All reference positions by id (skips without ../shared)."""
+    need_shared(REFERENCE)
+    return reference_positions()
+
+
+@pytest.fixture(scope="session")
+def katago_network_spec() -> Path:
+    """katago-network.md, the network format the converter follows."""
+    return need_shared(NETWORK_SPEC)
+
+
+@pytest.fixture(scope="session")
+def b6c96_file() -> Path:
+    """KataGo's b6c96 network as released (.bin.gz)."""
+    return need_shared(B6C96)
+
+
+@pytest.fixture(scope="session")
+def b6c96_onnx(b6c96_file, tmp_path_factory) -> Path:
+    """The b6c96 network converted to ONNX once for the whole run."""
+    from training.katago_convert import convert
+    return convert(b6c96_file, tmp_path_factory.mktemp("b6c96") / "b6c96.onnx")
+
+
+@pytest.fixture(scope="session")
+def b6c96_model(b6c96_onnx):
+    """An OnnxModel of the converted b6c96 network on one thread."""
+    from engine.onnx_evaluator import OnnxModel
+    return OnnxModel(b6c96_onnx, threads=1)
+
+
+@pytest.fixture(scope="session")
+def gnugo() -> str:
+    """Path of GNU Go 3.8 (skips when it is not installed)."""
+    if not Path(GNUGO).exists():
+        pytest.skip("GNU Go not installed (apt-get install gnugo)")
+    return GNUGO
+
+
+@pytest.fixture(scope="session")
+def gnugo_level0(gnugo) -> str:
+    """GNU Go's quickest GTP command line."""
+    return f"{gnugo} --mode gtp --level 0"
+
+
+@pytest.fixture(scope="session")
+def fake_engine():
+    """fake_engine(mode, arg=0): command line of the scripted engine tests/fake_gtp_engine.py."""
+    def command(mode: str, arg: int | str = 0) -> str:
+        return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE_ENGINE))} {mode} {arg}"
+    return command
+
+
+class CountingEvaluator:
+    """Uniform policy, value from a fixed random table per position key; counts positions."""
+
+    def __init__(self):
+        self.positions = 0
+        self.calls = 0
+
+    def evaluate(self, batch):
+        n = batch.count
+        self.calls += 1
+        self.positions += n
+        legal = batch.legal[:n].astype(np.float32)
+        policy = legal / legal.sum(axis=1, keepdims=True)
+        keys = batch.boards[:n, B.ROW_HEADER, B.H_HASH]
+        value = ((keys % 1000) / 1000.0 - 0.5).astype(np.float32)
+        return Evaluation(policy, value, np.zeros(n, np.float32), None)
+
+
+@pytest.fixture
+def counting_evaluator() -> CountingEvaluator:
+    """A fresh CountingEvaluator for search and tree tests."""
+    return CountingEvaluator()

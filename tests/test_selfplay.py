@@ -1,0 +1,190 @@
+"""Self-play and teacher games: the rows they record, checked against independent replays.
+
+Games are replayed move by move in the slow reference rules (tests/reference_rules.py), whose
+Tromp-Taylor area is the expected final ownership and score; teacher outputs are checked
+against a fresh evaluation of the replayed position. Random-playout games on 5x5 need nothing
+outside the repository; the teacher tests use the KataGo net in ../shared.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.constants import BLACK, PASS_POINT, WHITE
+from engine.coords import xy_from_point
+from engine.evaluator import PositionBatch
+from engine.game import GameState
+from engine.positions import batch_row_from_game
+from engine.rules import PRESETS
+from reference_rules import RefGame
+from training.chunks import load_chunks, read_manifest
+from training.selfplay import (GameSpec, Players, SelfPlaySettings, games_in, generate, main,
+                               play_game)
+
+ROOT = Path(__file__).resolve().parents[1]
+NET = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+needs_net = pytest.mark.skipif(not NET.exists(), reason=f"needs the KataGo net {NET} "
+                                                        "(../shared/models beside the checkout)")
+FAST = SelfPlaySettings(visits=12, fast_visits=3, full_search_prob=0.5, resign_threshold=0,
+                        temperature_moves=100)
+
+
+def replay(result, komi):
+    """The game in the reference rules: (RefGame, [colour to move before each move])."""
+    ref = RefGame(result.size, result.size)
+    movers = []
+    for color, point in result.moves:
+        movers.append(color)
+        ref.play(color, None if point == PASS_POINT else xy_from_point(point, result.size))
+    return ref, movers
+
+
+def reference_ownership(ref):
+    """Tromp-Taylor owner of every point (+1 Black, -1 White, 0 neither), row-major."""
+    size = ref.board.width
+    own = np.zeros((size, size))
+    for (x, y) in ref.board.points():
+        c = ref.board.get(x, y)
+        own[y, x] = 1.0 if c == BLACK else (-1.0 if c == WHITE else 0.0)
+    for region, reached in ref.regions():
+        if len(reached) == 1:
+            for (x, y) in region:
+                own[y, x] = 1.0 if BLACK in reached else -1.0
+    return own.reshape(-1)
+
+
+def check_rows(result, komi):
+    """Everything a trainer relies on, against the replayed game."""
+    rows, size = result.rows, result.size
+    area = size * size
+    ref, movers = replay(result, komi)
+    assert not result.resigned and len(rows) == len(result.moves)
+    assert result.black_score == ref.area_score(komi)
+    sign = np.where(np.array(movers) == BLACK, 1.0, -1.0)
+    np.testing.assert_array_equal(rows.ownership, sign[:, None] * reference_ownership(ref))
+    np.testing.assert_array_equal(rows.score, sign * ref.area_score(komi))
+    margin = rows.score
+    np.testing.assert_array_equal(rows.value[:, 0], np.where(margin > 0, 1, (margin == 0) * 0.5))
+    np.testing.assert_array_equal(rows.value[:, 1], np.where(margin < 0, 1, (margin == 0) * 0.5))
+    np.testing.assert_array_equal(rows.value[:, 2], 0)
+    assert rows.policy.shape == (len(rows), area + 1)
+    np.testing.assert_allclose(rows.policy.sum(axis=1), 1.0, atol=1e-5)
+    assert set(np.unique(rows.policy_weight)) <= {0.0, 1.0}
+    planes = rows.spatial()
+    assert planes.shape == (len(rows), 22, size, size)
+    assert np.all(planes[:, 0] == 1)  # the on-board plane
+    # Planes 1 and 2 are the mover's and the opponent's stones before each move.
+    game = RefGame(size, size)
+    for i, (color, point) in enumerate(result.moves):
+        stones = np.array([[game.board.get(x, y) for x in range(size)] for y in range(size)])
+        np.testing.assert_array_equal(planes[i, 1], stones == color)
+        np.testing.assert_array_equal(planes[i, 2], stones == 3 - color)
+        np.testing.assert_allclose(rows.global_in[i, 5] * 20, komi if color == WHITE else -komi)
+        action = size * size if point == PASS_POINT else \
+            xy_from_point(point, size)[1] * size + xy_from_point(point, size)[0]
+        if rows.policy_weight[i] == 1 and point != PASS_POINT:
+            assert rows.policy[i, action] > 0  # a searched move had visits
+        game.play(color, None if point == PASS_POINT else xy_from_point(point, size))
+
+
+def test_random_playout_games_on_5x5_give_valid_rows():
+    players = Players()
+    for n in range(2):
+        result = play_game(players, GameSpec(n, 5, seed=10 + n), FAST)
+        assert result.moves[-1][1] == PASS_POINT and result.moves[-2][1] == PASS_POINT
+        check_rows(result, komi=7.0)
+        assert 0 < result.rows.policy_weight.sum() < len(result.rows)  # playout cap randomization
+        assert not result.rows.teacher
+
+
+def test_gumbel_games_record_completed_q_targets():
+    settings = SelfPlaySettings(gumbel=True, gumbel_k=4, gumbel_simulations=8, fast_visits=2,
+                                full_search_prob=1.0, resign_threshold=0)
+    result = play_game(Players(), GameSpec(0, 5, seed=3), settings)
+    check_rows(result, komi=7.0)
+    # Completed-Q targets give every legal move some probability, unlike 8 visit counts.
+    assert np.mean(np.count_nonzero(result.rows.policy, axis=1)) > 8
+
+
+def test_resignation_ends_the_rows_and_playouts_count_false_resignations():
+    eager = SelfPlaySettings(visits=8, fast_visits=4, full_search_prob=1.0, resign_threshold=0.99,
+                             resign_consecutive=1, resign_min_move=0, resign_playout_share=0.0)
+    resigned = play_game(Players(), GameSpec(0, 5, seed=4), eager)
+    assert resigned.resigned in (BLACK, WHITE) and not resigned.would_resign
+    n = len(resigned.rows)
+    assert 1 <= n < len(resigned.moves)  # rows stop; fast searches finish the game unrecorded
+    ref, movers = replay(resigned, 7.0)
+    assert movers[n - 1] == resigned.resigned
+    sign = np.where(np.array(movers[:n]) == BLACK, 1.0, -1.0)
+    np.testing.assert_array_equal(resigned.rows.score, sign * ref.area_score(7.0))
+    played_out = play_game(Players(), GameSpec(0, 5, seed=4),
+                           SelfPlaySettings(**{**eager.__dict__, "resign_playout_share": 1.0}))
+    assert not played_out.resigned and played_out.would_resign == resigned.resigned
+    assert played_out.moves[:n] == resigned.moves[:n]  # the same game up to the resignation
+    assert len(played_out.rows) == len(played_out.moves)
+    full_ref, _ = replay(played_out, 7.0)
+    black_won = full_ref.area_score(7.0) > 0
+    assert played_out.false_resign == (black_won == (played_out.would_resign == BLACK))
+
+
+def test_generate_resumes_without_overwriting(tmp_path):
+    first = generate(tmp_path, games=1, sizes=(5,), settings=FAST, seed=7, chunk_rows=1)
+    before = {e["file"]: e["sha256"] for e in read_manifest(tmp_path)["chunks"]}
+    second = generate(tmp_path, games=2, sizes=(5,), settings=FAST, seed=7, chunk_rows=1)
+    assert [e["file"] for e in first] == ["000001-selfplay-5x5.npz"]
+    assert [e["file"] for e in second] == ["000002-selfplay-5x5.npz", "000003-selfplay-5x5.npz"]
+    after = {e["file"]: e["sha256"] for e in read_manifest(tmp_path)["chunks"]}
+    assert all(after[f] == sha for f, sha in before.items())
+    assert games_in(tmp_path, "selfplay") == 3
+    rows = load_chunks(tmp_path, log=pytest.fail)
+    assert len(rows) == 3
+    # Game numbers continue, so the resumed games got new seeds: no game is repeated.
+    assert len({r.policy.tobytes() for r in rows}) == 3
+
+
+def test_cli_games_is_the_total_in_the_folder(tmp_path):
+    args = ["--out", str(tmp_path), "--sizes", "5", "--visits", "6", "--fast-visits", "2",
+            "--resign-threshold", "0", "--seed", "1"]
+    assert main(args + ["--games", "2"]) == 0
+    assert games_in(tmp_path, "selfplay") == 2
+    assert main(args + ["--games", "3"]) == 0
+    assert games_in(tmp_path, "selfplay") == 3
+    assert main(args + ["--games", "3"]) == 0
+    assert len(read_manifest(tmp_path)["chunks"]) == 2
+
+
+def test_two_ray_workers_play_exactly_the_games_asked_for(tmp_path):
+    pytest.importorskip("ray")
+    entries = generate(tmp_path, games=5, sizes=(5,), workers=2, seed=11, chunk_rows=1,
+                       settings=SelfPlaySettings(visits=6, fast_visits=2, resign_threshold=0))
+    assert sum(e["games"] for e in entries) == 5
+    assert len(entries) == 5 and games_in(tmp_path, "selfplay") == 5
+    assert len(load_chunks(tmp_path, log=pytest.fail)) == 5
+
+
+@needs_net
+@pytest.mark.parametrize("visits", [1, 4])
+def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
+    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from training.selfplay import onnx_path
+    onnx = onnx_path(NET)
+    settings = SelfPlaySettings(visits=visits, full_search_prob=1.0, resign_threshold=0)
+    result = play_game(Players(teacher=onnx), GameSpec(0, 7, seed=5), settings)
+    check_rows(result, komi=7.0)
+    rows = result.rows
+    reference = OnnxEvaluator(OnnxModel(onnx, threads=1), symmetry=0)
+    game = GameState(7, 7, 7.0, PRESETS["chinese"])
+    batch = PositionBatch(1, 7, 7, 7.0, PRESETS["chinese"])
+    for i, (color, point) in enumerate(result.moves):
+        batch_row_from_game(batch, 0, game)
+        batch.count = 1
+        direct = reference.outputs(batch)
+        np.testing.assert_allclose(rows.teacher["teacher_policy"][i], direct.policy[0], atol=1e-5)
+        np.testing.assert_allclose(rows.teacher["teacher_value"][i], direct.wdl[0], atol=1e-5)
+        np.testing.assert_allclose(rows.teacher["teacher_score"][i], direct.lead[0], atol=1e-4)
+        np.testing.assert_allclose(rows.teacher["teacher_ownership"][i], direct.ownership[0],
+                                   atol=1e-5)
+        if visits == 1:  # no search: the raw policy is the target
+            np.testing.assert_allclose(rows.policy[i], direct.policy[0], atol=1e-5)
+        assert game.play(color, point) == 0

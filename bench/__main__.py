@@ -23,6 +23,7 @@ BENCHES = [
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",
     "startup",
+    "train",
 ]
 
 

@@ -9,7 +9,6 @@ White's D-J (54), so the score is W+34.5 and B5 is the one dead stone.
 
 import re
 
-import numpy as np
 import pytest
 
 from engine.constants import BLACK, WHITE

@@ -102,6 +102,13 @@ class Match:
             json.dump(data, fh, indent=1)
         os.replace(tmp, self.path)
 
+    def engine_pids(self) -> list[tuple[int, int]]:
+        """(engine number 1 or 2, process id) of every engine process running now."""
+        with self._lock:
+            slots = list(self._all_slots)
+        return [(k + 1, c.proc.pid) for s in slots for k, c in list(s.ctrl.items())
+                if k < 2 and c.alive]
+
     def run(self, progress: bool = True) -> list[dict]:
         """Play the missing games of 0..games-1; return the records of those games."""
         os.makedirs(os.path.join(self.cfg.out, "logs"), exist_ok=True)
@@ -149,9 +156,10 @@ def clock_args(ap: argparse.ArgumentParser, a: argparse.Namespace) -> tuple[str 
     return None, "kgs-time_settings"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tournament.match",
-                                 description=__doc__.split("\n")[0])
+def parser(prog: str = "python -m tournament.match",
+           description: str = __doc__.split("\n")[0]) -> argparse.ArgumentParser:
+    """The match's command line (the soak runner adds its own options to it)."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("engine1", help="command line of engine 1 (black in even games)")
     ap.add_argument("engine2", help="command line of engine 2")
     ap.add_argument("--games", type=int, required=True)
@@ -185,16 +193,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--referee", help="engine command whose final_score decides scored games")
     ap.add_argument("--plot", help="PNG of the running Elo estimate (needs matplotlib)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def config_from(ap: argparse.ArgumentParser, a: argparse.Namespace) -> MatchConfig:
+    """The MatchConfig of parsed arguments (ap.error on inconsistent ones)."""
     if a.games < 1 or not 2 <= a.size <= 25:
         ap.error("need --games >= 1 and 2 <= --size <= 25")
     clock, clock_command = clock_args(ap, a)
-    cfg = MatchConfig(engines=[a.engine1, a.engine2], games=a.games, size=a.size, komi=a.komi,
-                      out=a.out, rules=a.rules, openings=a.openings,
-                      opening_file=a.opening_file, move_time=a.move_time,
-                      game_time=a.game_time, max_moves=a.max_moves, referee=a.referee,
-                      seed=a.seed, parallel=a.parallel, time_margin=a.time_margin,
-                      clock=clock, clock_command=clock_command)
+    return MatchConfig(engines=[a.engine1, a.engine2], games=a.games, size=a.size,
+                       komi=a.komi, out=a.out, rules=a.rules, openings=a.openings,
+                       opening_file=a.opening_file, move_time=a.move_time,
+                       game_time=a.game_time, max_moves=a.max_moves, referee=a.referee,
+                       seed=a.seed, parallel=a.parallel, time_margin=a.time_margin,
+                       clock=clock, clock_command=clock_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
+    a = ap.parse_args(argv)
+    cfg = config_from(ap, a)
     try:
         match = Match(cfg)
         records = match.run(progress=not a.no_progress)

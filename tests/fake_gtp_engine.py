@@ -11,6 +11,7 @@ usage: fake_gtp_engine.py MODE [N]   (genmoves are counted from the last clear_b
   noisy    writes 1 MB to stderr at start and a junk line to stdout before each answer
   script   genmove answers the vertices of N (comma-separated) in turn, then passes
   slow     genmove sleeps N seconds (a float), then plays the first empty point
+  slowstart  the first boardsize takes N seconds (a float) to answer; genmove passes
 Environment: FAKE_GTP_LOG, a file to which every command line received is appended;
 FAKE_GTP_REFUSE, command names (comma-separated) answered as unknown.
 """
@@ -22,7 +23,7 @@ import time
 
 mode = sys.argv[1]
 arg = sys.argv[2] if len(sys.argv) > 2 else "0"
-after = 0 if mode in ("script", "slow") else int(arg)
+after = 0 if mode in ("script", "slow", "slowstart") else int(arg)
 script = arg.split(",") if mode == "script" else []
 size = 19
 stones: set[str] = set()
@@ -106,6 +107,9 @@ for line in sys.stdin:
         answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
                                "name", "play", "protocol_version", "quit"]))
     elif cmd == "boardsize":
+        if mode == "slowstart" and arg:
+            time.sleep(float(arg))
+            arg = ""
         size = int(args[0])
         answer(cid)
     elif cmd == "clear_board":

@@ -7,6 +7,7 @@ from pathlib import Path
 from sgfmill import sgf
 
 from tests.test_match import fake, load
+from tournament import match_game
 from tournament.match import main
 
 
@@ -93,3 +94,15 @@ def test_bad_clocks_stop_the_match(tmp_path, capsys):
     assert "excludes" in capsys.readouterr().err
     assert main(base + ["--time-settings", "60", "5", "0"]) == 2
     assert not Path(tmp_path / "o" / "match.json").exists()
+
+
+def test_a_new_engine_may_take_long_to_start(tmp_path, monkeypatch):
+    """The first set-up of a new process waits up to STARTUP_TIMEOUT (a cold start on a busy
+    machine), later set-up commands only ADMIN_TIMEOUT."""
+    monkeypatch.setattr(match_game, "ADMIN_TIMEOUT", 0.5)
+    monkeypatch.setattr(match_game, "STARTUP_TIMEOUT", 5.0)
+    out = tmp_path / "out"
+    assert main([fake("slowstart", 0)[:-2] + " 1.5", fake("pass"), "--games", "2",
+                 "--out", str(out), "--no-progress"]) == 0
+    games = load(out)["games"]
+    assert [g["reason"] for g in games] == ["passes", "passes"]

@@ -35,6 +35,9 @@ Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass),
 WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
                B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
+# the first set-up command of a new engine process may wait for its start-up (a network to
+# load, code to compile: minutes on a cold cache and a busy machine)
+STARTUP_TIMEOUT = 600.0
 
 
 class MatchError(Exception):
@@ -196,6 +199,7 @@ class EngineSlots:
         self.ctrl: dict[int, GtpController] = {}
         self.names: dict[int, str] = {}
         self.knows_rules: dict[int, bool] = {}
+        self.fresh: set[int] = set()  # slots whose process has not been set up for a game yet
         self.logs: dict[int, object] = {}
         self.stopping = False
 
@@ -216,6 +220,7 @@ class EngineSlots:
         except EngineStartError as exc:
             raise MatchError(str(exc)) from None
         self.ctrl[k] = c
+        self.fresh.add(k)
         try:
             self.names[k] = c.send("name", ADMIN_TIMEOUT) or f"engine{k + 1}"
         except GtpFailure:
@@ -293,8 +298,10 @@ class GameRunner:
         except EngineError as exc:
             raise _Loss(colour, "crash", str(exc)) from None
         cfg = self.cfg
+        first = STARTUP_TIMEOUT if k in self.slots.fresh else ADMIN_TIMEOUT
+        self.slots.fresh.discard(k)
         try:
-            self._call(colour, ctrl, f"boardsize {cfg.size}", ADMIN_TIMEOUT)
+            self._call(colour, ctrl, f"boardsize {cfg.size}", first)
             self._call(colour, ctrl, "clear_board", ADMIN_TIMEOUT)
             self._call(colour, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         except GtpFailure as exc:

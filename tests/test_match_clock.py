@@ -6,12 +6,12 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from tests.test_match import fake, load
+from tests.test_match import load
 from tournament import match_game
 from tournament.match import main
 
 
-def play(tmp_path, sleeps: tuple[float, float], *clock, refuse="", moves=10):
+def play(tmp_path, fake_engine, sleeps: tuple[float, float], *clock, refuse="", moves=10):
     """One 9x9 game between two slow fakes; returns the game record and both transcripts."""
     out = tmp_path / "out"
     logs = [tmp_path / "black.log", tmp_path / "white.log"]
@@ -19,7 +19,7 @@ def play(tmp_path, sleeps: tuple[float, float], *clock, refuse="", moves=10):
     engines = []
     for path, sleep in zip(logs, sleeps):
         engines.append(f"env FAKE_GTP_LOG={path} FAKE_GTP_REFUSE={refuse} "
-                       f"{fake('slow', 0)[:-2]} {sleep}")
+                       f"{fake_engine('slow', sleep)}")
     code = main([*engines, "--games", "1", "--size", "9", "--max-moves", str(moves),
                  "--out", str(out), "--no-progress", *clock])
     assert os.environ == env
@@ -33,8 +33,8 @@ def clock_lines(transcript: list[str]) -> list[str]:
             ("time_settings", "kgs-time_settings", "time_left", "genmove")]
 
 
-def test_japanese_byoyomi_announced_and_reported(tmp_path):
-    game, (black, white), out = play(tmp_path, (0.6, 0.05), "--kgs-time-settings", "byoyomi",
+def test_japanese_byoyomi_announced_and_reported(tmp_path, fake_engine):
+    game, (black, white), out = play(tmp_path, fake_engine, (0.6, 0.05), "--kgs-time-settings", "byoyomi",
                                      "1", "1", "2", "--time-margin", "0.05")
     assert (game["reason"], game["moves"]) == ("max-moves", 10)
     b = clock_lines(black)
@@ -53,8 +53,8 @@ def test_japanese_byoyomi_announced_and_reported(tmp_path):
     assert (root.get("TM"), root.get("OT")) == (1, "2x1 byo-yomi")
 
 
-def test_running_out_of_byoyomi_periods_loses(tmp_path):
-    game, (black, _), _ = play(tmp_path, (1.5, 0.05), "--kgs-time-settings", "byoyomi", "0",
+def test_running_out_of_byoyomi_periods_loses(tmp_path, fake_engine):
+    game, (black, _), _ = play(tmp_path, fake_engine, (1.5, 0.05), "--kgs-time-settings", "byoyomi", "0",
                                "1", "2", "--time-margin", "0.1")
     # 1.4 s charged: the first move uses one period; the second may take the last period and
     # the margin, so the runner stops waiting after 1.1 s
@@ -65,8 +65,8 @@ def test_running_out_of_byoyomi_periods_loses(tmp_path):
                                       "time_left b 1 1", "genmove b"]
 
 
-def test_canadian_through_time_settings(tmp_path):
-    game, (black, _), out = play(tmp_path, (0.3, 0.05), "--time-settings", "0", "2", "3",
+def test_canadian_through_time_settings(tmp_path, fake_engine):
+    game, (black, _), out = play(tmp_path, fake_engine, (0.3, 0.05), "--time-settings", "0", "2", "3",
                                  "--time-margin", "0.05")
     assert game["reason"] == "max-moves"
     b = clock_lines(black)
@@ -78,15 +78,15 @@ def test_canadian_through_time_settings(tmp_path):
     assert (root.get("TM"), root.get("OT")) == (0, "3/2 Canadian")
 
 
-def test_engine_without_kgs_time_settings_gets_time_settings(tmp_path):
-    _, (black, _), _ = play(tmp_path, (0.05, 0.05), "--kgs-time-settings", "byoyomi", "30",
+def test_engine_without_kgs_time_settings_gets_time_settings(tmp_path, fake_engine):
+    _, (black, _), _ = play(tmp_path, fake_engine, (0.05, 0.05), "--kgs-time-settings", "byoyomi", "30",
                             "2", "3", refuse="kgs-time_settings", moves=2)
     assert clock_lines(black)[:3] == ["kgs-time_settings byoyomi 30 2 3",
                                       "time_settings 30 2 1", "time_left b 30 0"]
 
 
-def test_bad_clocks_stop_the_match(tmp_path, capsys):
-    base = [fake("pass"), fake("pass"), "--games", "1", "--out", str(tmp_path / "o"),
+def test_bad_clocks_stop_the_match(tmp_path, capsys, fake_engine):
+    base = [fake_engine("pass"), fake_engine("pass"), "--games", "1", "--out", str(tmp_path / "o"),
             "--no-progress"]
     assert main(base + ["--kgs-time-settings", "byoyomi", "30", "2"]) == 2
     assert "byoyomi MAIN PERIOD PERIODS" in capsys.readouterr().err
@@ -96,13 +96,13 @@ def test_bad_clocks_stop_the_match(tmp_path, capsys):
     assert not Path(tmp_path / "o" / "match.json").exists()
 
 
-def test_a_new_engine_may_take_long_to_start(tmp_path, monkeypatch):
+def test_a_new_engine_may_take_long_to_start(tmp_path, monkeypatch, fake_engine):
     """The first set-up of a new process waits up to STARTUP_TIMEOUT (a cold start on a busy
     machine), later set-up commands only ADMIN_TIMEOUT."""
     monkeypatch.setattr(match_game, "ADMIN_TIMEOUT", 0.5)
     monkeypatch.setattr(match_game, "STARTUP_TIMEOUT", 5.0)
     out = tmp_path / "out"
-    assert main([fake("slowstart", 0)[:-2] + " 1.5", fake("pass"), "--games", "2",
+    assert main([fake_engine("slowstart", 1.5), fake_engine("pass"), "--games", "2",
                  "--out", str(out), "--no-progress"]) == 0
     games = load(out)["games"]
     assert [g["reason"] for g in games] == ["passes", "passes"]

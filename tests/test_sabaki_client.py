@@ -19,7 +19,6 @@ from engine.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 SABAKI = ROOT / "tests" / "sabaki"
-MODEL = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 SIZE = 9
 HISTORY = [("B", "E5"), ("W", "C3"), ("B", "G3"), ("W", "C6")]  # as in session.js
 KATA_KEYS = {"move", "visits", "winrate", "scoreLead", "prior", "lcb", "order", "pv"}
@@ -133,7 +132,5 @@ def test_sabaki_session_with_random_playouts():
     check_session(run_session("--evaluator", "rollout", "--visits", "60"))
 
 
-def test_sabaki_session_with_the_katago_net():
-    if not MODEL.exists():
-        pytest.skip(f"{MODEL} is absent (../shared not available)")
-    check_session(run_session("--model", str(MODEL), "--visits", "30"))
+def test_sabaki_session_with_the_katago_net(b6c96_file):
+    check_session(run_session("--model", str(b6c96_file), "--visits", "30"))

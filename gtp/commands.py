@@ -347,6 +347,33 @@ class Commands:
         e = self.engine
         return gogui.double_board(e.black_ownership(), *e.size, fmt="%.2f")
 
+    @command("dosaku-territory")
+    def cmd_dosaku_territory(self, args):
+        """Points owned by one side (|ownership| >= gogui.TERRITORY) as a GoGui cboard."""
+        _nargs(args, 0)
+        e = self.engine
+        return gogui.word_board(gogui.territory_words(e.black_ownership(), *e.size), *e.size)
+
+    @command("dosaku-winrates")
+    def cmd_dosaku_winrates(self, args):
+        """[COLOR]: winrate percent of the searched moves after a genmove-length search as a
+        GoGui sboard (nothing is played)."""
+        color = self._optional_color(args)
+        e = self.engine
+        return gogui.word_board(gogui.winrate_words(e.think(color).moves), *e.size)
+
+    @command("dosaku-gfx")
+    def cmd_dosaku_gfx(self, args):
+        """[COLOR]: a genmove-length search drawn for GoGui (gfx): best line, visits,
+        ownership, winrate and score (nothing is played)."""
+        color = self._optional_color(args)
+        e = self.engine
+        snap = e.think(color)
+        own = None
+        if snap.ownership is not None:
+            own = snap.ownership * (1.0 if color == BLACK else -1.0)
+        return gogui.search_gfx(snap, color, own, *e.size)
+
     @command("dosaku-visits")
     def cmd_dosaku_visits(self, args):
         """[COLOR]: `point visits` pairs after a genmove-length search (nothing is played)."""

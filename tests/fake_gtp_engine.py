@@ -10,20 +10,28 @@ usage: fake_gtp_engine.py MODE [N]   (genmoves are counted from the last clear_b
   picky    refuses every `play` with `? illegal move` (genmove passes)
   noisy    writes 1 MB to stderr at start and a junk line to stdout before each answer
   script   genmove answers the vertices of N (comma-separated) in turn, then passes
+  slow     genmove sleeps N seconds (a float), then plays the first empty point
+  slowstart  the first boardsize takes N seconds (a float) to answer; genmove passes
+Environment: FAKE_GTP_LOG, a file to which every command line received is appended;
+FAKE_GTP_REFUSE, command names (comma-separated) answered as unknown.
 """
+
+import os
 
 import sys
 import time
 
 mode = sys.argv[1]
 arg = sys.argv[2] if len(sys.argv) > 2 else "0"
-after = 0 if mode == "script" else int(arg)
+after = 0 if mode in ("script", "slow", "slowstart") else int(arg)
 script = arg.split(",") if mode == "script" else []
 size = 19
 stones: set[str] = set()
 first_move = None
 genmoves = 0
 out = sys.stdout
+transcript = open(os.environ["FAKE_GTP_LOG"], "a") if os.environ.get("FAKE_GTP_LOG") else None
+refused = set(os.environ.get("FAKE_GTP_REFUSE", "").split(","))
 
 if mode == "noisy":
     sys.stderr.write(("x" * 1023 + "\n") * 1024)
@@ -59,6 +67,11 @@ def genmove() -> str:
         return "Z99"
     if mode == "script":
         return script[genmoves - 1] if genmoves <= len(script) else "pass"
+    if mode == "slow":
+        time.sleep(float(arg))
+        move = first_empty()
+        stones.add(move)
+        return move
     if mode == "illegal":
         if first_move is None:
             first_move = first_empty()
@@ -75,6 +88,12 @@ for line in sys.stdin:
     if parts[0].isdigit():
         cid, parts = parts[0], parts[1:]
     cmd, args = parts[0], parts[1:]
+    if transcript is not None:
+        transcript.write(" ".join(parts) + "\n")
+        transcript.flush()
+    if cmd in refused:
+        answer(cid, "unknown command", ok=False)
+        continue
     if cmd == "quit":
         answer(cid)
         break
@@ -88,6 +107,9 @@ for line in sys.stdin:
         answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
                                "name", "play", "protocol_version", "quit"]))
     elif cmd == "boardsize":
+        if mode == "slowstart" and arg:
+            time.sleep(float(arg))
+            arg = ""
         size = int(args[0])
         answer(cid)
     elif cmd == "clear_board":
@@ -103,7 +125,7 @@ for line in sys.stdin:
         answer(cid)
     elif cmd == "genmove":
         answer(cid, genmove())
-    elif cmd in ("komi", "time_settings", "time_left"):
+    elif cmd in ("komi", "time_settings", "kgs-time_settings", "time_left"):
         answer(cid)
     elif cmd == "echo":
         answer(cid, " ".join(args))

@@ -20,7 +20,7 @@ place_free_handicap set_free_handicap loadsgf printsgf reg_genmove time_settings
 kgs-time_settings kgs-rules kata-get-rules kata-set-rules clear_cache cputime lz-analyze
 kata-analyze lz-genmove_analyze kata-genmove_analyze kata-time_settings kata-list_time_settings
 kgs-genmove_cleanup kgs-game_over kgs-chat gogui-analyze_commands dosaku-policy dosaku-ownership
-dosaku-visits dosaku-pv
+dosaku-visits dosaku-pv dosaku-gfx dosaku-territory dosaku-winrates
 """.split())
 
 

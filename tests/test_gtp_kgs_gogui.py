@@ -15,6 +15,7 @@ from engine.rules import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
+from tests.gogui_formats import dboard
 from tests.gtp_answers import fail, ok
 
 VERTEX = r"[A-HJ-Z]\d{1,2}"
@@ -126,46 +127,7 @@ def test_chat_answers_even_when_the_engine_failed_to_start():
     assert fail(srv, "genmove b").startswith("engine failed to start")
 
 
-# ---- GoGui analyze commands ------------------------------------------------------------------
-GOGUI_TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none",
-               "param", "plist", "pspairs", "pstring", "sboard", "string", "var", "varb",
-               "varc", "varp", "varpo", "varw"}
-
-
-def dboard(text: str, width: int, height: int) -> np.ndarray:
-    """Parse a dboard the way GoGui does: non-empty lines are rows from the top."""
-    rows = [ln.split() for ln in text.splitlines() if ln.strip()]
-    assert len(rows) == height and all(len(r) == width for r in rows), text
-    return np.array([[float(v) for v in r] for r in rows])
-
-
-def test_analyze_commands_menu_and_every_entry_answers():
-    srv = server(rollout_engine(playouts=32))
-    finished_game(srv)
-    menu = ok(srv, "gogui-analyze_commands").split("\n")
-    assert len(menu) >= 5
-    for entry in menu:
-        kind, label, cmd = entry.split("/", 2)
-        assert kind in GOGUI_TYPES and label.strip() and cmd.strip(), entry
-        name = cmd.split()[0]
-        assert ok(srv, f"known_command {name}") == "true"
-        answer = ok(srv, cmd.replace("%m", "b"))
-        if kind == "dboard":
-            grid = dboard(answer, 9, 9)
-            assert np.all(np.abs(grid) <= 1.0)
-        elif kind == "pspairs":
-            words = answer.split()
-            assert words and len(words) % 2 == 0
-            assert all(re.fullmatch(VERTEX, v) for v in words[::2])
-            assert all(n.isdigit() for n in words[1::2])
-        elif kind == "var":
-            assert re.fullmatch(rf"b ({VERTEX}|pass)( w ({VERTEX}|pass)( b ({VERTEX}|pass))?)*"
-                                r"( w ({VERTEX}|pass))?", answer), answer
-        elif kind == "plist":
-            assert answer == "B5"
-    assert ok(srv, "known_command gogui-analyze_commands") == "true"
-
-
+# ---- GoGui analyze commands (every menu entry: tests/test_gogui_analyze.py) --------------------
 class FakeNet:
     """Policy proportional to action + 1 on legal actions; ownership +1 on the top row for the
     side to move, -0.5 elsewhere. Records the colour it was asked about."""
@@ -191,13 +153,13 @@ def test_policy_board_layout_and_colour():
     srv = server(Engine(5, 5, 7.5, evaluator=net, config=EngineConfig(playouts=8, seconds=0)))
     ok(srv, "play b a5")  # top-left corner: action 0
     ok(srv, "play w e1")  # bottom-right: action 24
-    grid = dboard(ok(srv, "dosaku-policy w"), 5, 5)
+    grid = dboard(ok(srv, "dosaku-policy w"), 5)
     assert net.to_move[-1] == WHITE
     expected = np.arange(1, 26, dtype=float)
     expected[[0, 24]] = 0.0  # occupied
     expected /= expected.sum() + 26  # the pass action (26) shares the mass
     assert np.allclose(grid.reshape(-1), expected, atol=6e-4)
-    dboard(ok(srv, "dosaku-policy"), 5, 5)
+    dboard(ok(srv, "dosaku-policy"), 5)
     assert net.to_move[-1] == BLACK  # the colour to move by default
     assert fail(srv, "dosaku-policy x") == "invalid color or coordinate"
     assert fail(srv, "dosaku-policy b w") == "syntax error"
@@ -209,7 +171,7 @@ def test_ownership_board_is_from_blacks_view(moves, sign):
                         config=EngineConfig(playouts=8, seconds=0)))
     for line in moves:
         ok(srv, line)
-    grid = dboard(ok(srv, "dosaku-ownership"), 5, 5)
+    grid = dboard(ok(srv, "dosaku-ownership"), 5)
     # the fake net gives +1 on the top row to the side to move: Black here iff sign > 0
     assert np.allclose(grid[0], sign * 1.0) and np.allclose(grid[1:], sign * -0.5)
     assert fail(srv, "dosaku-ownership b") == "syntax error"
@@ -218,7 +180,7 @@ def test_ownership_board_is_from_blacks_view(moves, sign):
 def test_ownership_of_the_finished_game():
     srv = server(rollout_engine())
     finished_game(srv)
-    grid = dboard(ok(srv, "dosaku-ownership"), 9, 9)
+    grid = dboard(ok(srv, "dosaku-ownership"), 9)
     assert np.all(grid[:, :3] > 0.3)  # Black's area A-C, the dead white stone B5 included
     assert np.all(grid[:, 3] < -0.3)  # White's wall on D
 

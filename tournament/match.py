@@ -26,7 +26,7 @@ from tournament.match_report import plot_elo, report, tally, write_sgf
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
-               "game_time", "max_moves", "referee", "seed")
+               "game_time", "max_moves", "referee", "seed", "clock", "clock_command")
 
 
 class Match:
@@ -35,6 +35,7 @@ class Match:
     def __init__(self, cfg: MatchConfig):
         # the preset's own spelling of the rules; MatchError if unknown
         self.cfg = cfg = replace(cfg, rules=cfg.new_game().rules.name)
+        cfg.clock_spec()  # MatchError if malformed
         self.path = os.path.join(cfg.out, RESULT_FILE)
         self.records: dict[int, dict] = {}
         self.openings = read_opening_file(cfg.opening_file, cfg) if cfg.opening_file \
@@ -101,6 +102,13 @@ class Match:
             json.dump(data, fh, indent=1)
         os.replace(tmp, self.path)
 
+    def engine_pids(self) -> list[tuple[int, int]]:
+        """(engine number 1 or 2, process id) of every engine process running now."""
+        with self._lock:
+            slots = list(self._all_slots)
+        return [(k + 1, c.proc.pid) for s in slots for k, c in list(s.ctrl.items())
+                if k < 2 and c.alive]
+
     def run(self, progress: bool = True) -> list[dict]:
         """Play the missing games of 0..games-1; return the records of those games."""
         os.makedirs(os.path.join(self.cfg.out, "logs"), exist_ok=True)
@@ -132,9 +140,26 @@ class Match:
         return [self.records[i] for i in range(self.cfg.games)]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tournament.match",
-                                 description=__doc__.split("\n")[0])
+def clock_args(ap: argparse.ArgumentParser, a: argparse.Namespace) -> tuple[str | None, str]:
+    """(clock spec, announcing command) of --time-settings / --kgs-time-settings."""
+    if a.time_settings and a.kgs_time_settings:
+        ap.error("give --time-settings or --kgs-time-settings, not both")
+    if a.kgs_time_settings:
+        return " ".join(a.kgs_time_settings), "kgs-time_settings"
+    if a.time_settings:
+        main, byo, stones = a.time_settings
+        if stones != int(stones):
+            ap.error("--time-settings STONES must be a whole number")
+        if byo == 0 and stones == 0:
+            return f"absolute {main:g}", "time_settings"
+        return f"canadian {main:g} {byo:g} {int(stones)}", "time_settings"
+    return None, "kgs-time_settings"
+
+
+def parser(prog: str = "python -m tournament.match",
+           description: str = __doc__.split("\n")[0]) -> argparse.ArgumentParser:
+    """The match's command line (the soak runner adds its own options to it)."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
     ap.add_argument("engine1", help="command line of engine 1 (black in even games)")
     ap.add_argument("engine2", help="command line of engine 2")
     ap.add_argument("--games", type=int, required=True)
@@ -152,21 +177,42 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the random openings")
     ap.add_argument("--move-time", type=float, help="seconds per move (loss when exceeded)")
     ap.add_argument("--game-time", type=float, help="seconds per side per game (sudden death)")
+    ap.add_argument("--time-settings", nargs=3, type=float, metavar=("MAIN", "BYO", "STONES"),
+                    help="a clock as GTP time_settings gives it (Canadian: STONES moves in "
+                         "every BYO seconds after MAIN; BYO 0: absolute), time_left before "
+                         "every genmove")
+    ap.add_argument("--kgs-time-settings", nargs="+", metavar="ARG",
+                    help="a clock as kgs-time_settings gives it: absolute MAIN, canadian MAIN "
+                         "PERIOD STONES or byoyomi MAIN PERIOD PERIODS (Japanese), time_left "
+                         "before every genmove; engines refusing it get time_settings")
     ap.add_argument("--time-margin", type=float, default=1.0,
-                    help="grace seconds added to time limits for process overhead")
+                    help="grace seconds added to time limits for process overhead; a clock "
+                         "is charged each move's time less this (a server's lag allowance)")
     ap.add_argument("--max-moves", type=int, help="move limit, then scored (default 3*size^2)")
     ap.add_argument("--parallel", type=int, default=1, help="games played at the same time")
     ap.add_argument("--referee", help="engine command whose final_score decides scored games")
     ap.add_argument("--plot", help="PNG of the running Elo estimate (needs matplotlib)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def config_from(ap: argparse.ArgumentParser, a: argparse.Namespace) -> MatchConfig:
+    """The MatchConfig of parsed arguments (ap.error on inconsistent ones)."""
     if a.games < 1 or not 2 <= a.size <= 25:
         ap.error("need --games >= 1 and 2 <= --size <= 25")
-    cfg = MatchConfig(engines=[a.engine1, a.engine2], games=a.games, size=a.size, komi=a.komi,
-                      out=a.out, rules=a.rules, openings=a.openings,
-                      opening_file=a.opening_file, move_time=a.move_time,
-                      game_time=a.game_time, max_moves=a.max_moves, referee=a.referee,
-                      seed=a.seed, parallel=a.parallel, time_margin=a.time_margin)
+    clock, clock_command = clock_args(ap, a)
+    return MatchConfig(engines=[a.engine1, a.engine2], games=a.games, size=a.size,
+                       komi=a.komi, out=a.out, rules=a.rules, openings=a.openings,
+                       opening_file=a.opening_file, move_time=a.move_time,
+                       game_time=a.game_time, max_moves=a.max_moves, referee=a.referee,
+                       seed=a.seed, parallel=a.parallel, time_margin=a.time_margin,
+                       clock=clock, clock_command=clock_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
+    a = ap.parse_args(argv)
+    cfg = config_from(ap, a)
     try:
         match = Match(cfg)
         records = match.run(progress=not a.no_progress)

@@ -7,6 +7,11 @@ limit (both scored: by the referee engine's `final_score` when one is configured
 GameState.score(), dead stones not removed), an illegal move (the mover loses: refused by the
 GameState, unreadable, a `?` to genmove, or a `?` from the opponent's `play`), a crash or a
 time-out (that side loses). An opening move refused by an engine voids the game.
+
+Time limits: --move-time / --game-time (announced with time_settings), or a server-style clock
+(tournament/clock.py: absolute, Canadian, Japanese byo-yomi) announced with time_settings or
+kgs-time_settings and reported with time_left before every genmove, as Go servers do. The clock
+is charged each move's wall time less the time margin (the lag a server forgives).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from engine.constants import BLACK, WHITE, opponent
 from engine.coords import format_vertex, parse_vertex, point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.rules import result_string, rules_by_name
+from tournament.clock import ClockSpec, PlayerClock
 from tournament.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
                                    GtpFailure)
 
@@ -29,6 +35,9 @@ Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass),
 WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
                B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
+# the first set-up command of a new engine process may wait for its start-up (a network to
+# load, code to compile: minutes on a cold cache and a busy machine)
+STARTUP_TIMEOUT = 600.0
 
 
 class MatchError(Exception):
@@ -54,10 +63,25 @@ class MatchConfig:
     seed: int = 0
     parallel: int = 1
     time_margin: float = 1.0
+    clock: str | None = None  # a tournament.clock.ClockSpec: `byoyomi 30 2 3`, ...
+    clock_command: str = "kgs-time_settings"  # or time_settings: how the clock is announced
 
     @property
     def move_limit(self) -> int:
         return self.max_moves if self.max_moves is not None else 3 * self.size * self.size
+
+    def clock_spec(self) -> ClockSpec | None:
+        """The parsed clock; MatchError if malformed or mixed with the simple limits."""
+        if self.clock is None:
+            return None
+        if self.move_time is not None or self.game_time is not None:
+            raise MatchError("a clock excludes --move-time and --game-time")
+        try:
+            spec = ClockSpec.parse(self.clock)
+            spec.settings_command(self.clock_command)
+        except ValueError as exc:
+            raise MatchError(str(exc)) from None
+        return spec
 
     def new_game(self) -> GameState:
         """An empty GameState with the match's size, komi and rules; MatchError if unknown."""
@@ -99,6 +123,7 @@ class GameResult:
     opening: int
     seconds: float
     time_used: dict[str, float] = field(default_factory=dict)
+    time_spare: dict[str, float] = field(default_factory=dict)  # clock: least time left
     sgf: str = ""
 
 
@@ -174,6 +199,7 @@ class EngineSlots:
         self.ctrl: dict[int, GtpController] = {}
         self.names: dict[int, str] = {}
         self.knows_rules: dict[int, bool] = {}
+        self.fresh: set[int] = set()  # slots whose process has not been set up for a game yet
         self.logs: dict[int, object] = {}
         self.stopping = False
 
@@ -194,6 +220,7 @@ class EngineSlots:
         except EngineStartError as exc:
             raise MatchError(str(exc)) from None
         self.ctrl[k] = c
+        self.fresh.add(k)
         try:
             self.names[k] = c.send("name", ADMIN_TIMEOUT) or f"engine{k + 1}"
         except GtpFailure:
@@ -245,6 +272,9 @@ class GameRunner:
     def __init__(self, cfg: MatchConfig, slots: EngineSlots):
         self.cfg = cfg
         self.slots = slots
+        self.clock = cfg.clock_spec()
+        self.clocks: dict[int, PlayerClock] = {}  # per colour, for the game being played
+        self.spare: dict[int, float] = {}  # least clock time a colour had left after a move
 
     def _call(self, colour: int, ctrl: GtpController, command: str, timeout: float | None,
               optional: bool = False) -> str | None:
@@ -268,15 +298,19 @@ class GameRunner:
         except EngineError as exc:
             raise _Loss(colour, "crash", str(exc)) from None
         cfg = self.cfg
+        first = STARTUP_TIMEOUT if k in self.slots.fresh else ADMIN_TIMEOUT
+        self.slots.fresh.discard(k)
         try:
-            self._call(colour, ctrl, f"boardsize {cfg.size}", ADMIN_TIMEOUT)
+            self._call(colour, ctrl, f"boardsize {cfg.size}", first)
             self._call(colour, ctrl, "clear_board", ADMIN_TIMEOUT)
             self._call(colour, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         except GtpFailure as exc:
             raise MatchError(f"engine {cfg.engines[k]!r} refused the set-up: {exc}") from None
         if self.slots.knows_rules.get(k):
             self._call(colour, ctrl, f"kgs-rules {cfg.rules}", ADMIN_TIMEOUT, optional=True)
-        if cfg.game_time is not None:
+        if self.clock is not None:
+            self._announce_clock(colour, ctrl)
+        elif cfg.game_time is not None:
             main = math.ceil(cfg.game_time)
             self._call(colour, ctrl, f"time_settings {main} 0 0", ADMIN_TIMEOUT, optional=True)
         elif cfg.move_time is not None:
@@ -284,13 +318,27 @@ class GameRunner:
             self._call(colour, ctrl, f"time_settings 0 {per} 1", ADMIN_TIMEOUT, optional=True)
         return ctrl
 
+    def _announce_clock(self, colour: int, ctrl: GtpController) -> None:
+        """The clock as configured; an engine refusing kgs-time_settings gets time_settings
+        (what kgsGtp and gtp2ogs do)."""
+        command = self.clock.settings_command(self.cfg.clock_command)
+        if self._call(colour, ctrl, command, ADMIN_TIMEOUT, optional=True) is None and \
+                self.cfg.clock_command != "time_settings":
+            self._call(colour, ctrl, self.clock.settings_command("time_settings"),
+                       ADMIN_TIMEOUT, optional=True)
+
     def _move_timeout(self, colour: int, used: dict[int, float],
                       ctrl: GtpController) -> float | None:
         """Seconds allowed for this genmove (after telling the engine its clock)."""
         cfg = self.cfg
         letter = colour_letter(colour)
         limits = []
-        if cfg.game_time is not None:
+        if self.clock is not None:
+            seconds, stones = self.clocks[colour].time_left()
+            self._call(colour, ctrl, f"time_left {letter} {seconds} {stones}", ADMIN_TIMEOUT,
+                       True)
+            limits.append(self.clocks[colour].allowance())
+        elif cfg.game_time is not None:
             left = max(0.0, cfg.game_time - used[colour])
             self._call(colour, ctrl, f"time_left {letter} {int(left)} 0", ADMIN_TIMEOUT, True)
             limits.append(left)
@@ -309,6 +357,9 @@ class GameRunner:
         used = {BLACK: 0.0, WHITE: 0.0}
         start = time.monotonic()
         winner, reason, detail, score, scorer = None, "", "", None, None
+        if self.clock is not None:
+            self.clocks = {c: PlayerClock(self.clock) for c in (BLACK, WHITE)}
+            self.spare = {}
         try:
             ctrls = {c: self._setup(c, slot[c]) for c in (BLACK, WHITE)}
             self._play_opening(ctrls, game, opening)
@@ -328,7 +379,8 @@ class GameRunner:
             winner_engine=slot[winner] + 1 if winner else None, reason=reason, detail=detail,
             score=score, scorer=scorer, moves=len(game.moves), opening=len(opening),
             seconds=round(time.monotonic() - start, 3),
-            time_used={colour_letter(c).upper(): round(t, 3) for c, t in used.items()})
+            time_used={colour_letter(c).upper(): round(t, 3) for c, t in used.items()},
+            time_spare={colour_letter(c).upper(): round(t, 3) for c, t in self.spare.items()})
         return result, game.moves
 
     def _vertex(self, p: int) -> str:
@@ -359,7 +411,9 @@ class GameRunner:
                 answer = self._call(colour, mover, f"genmove {letter}", timeout)
             except GtpFailure as exc:
                 raise _Loss(colour, "illegal", f"genmove failed: {exc.message}") from None
-            used[colour] += time.monotonic() - t0
+            elapsed = time.monotonic() - t0
+            used[colour] += elapsed
+            self._charge_clock(colour, elapsed)
             if self.cfg.game_time is not None and \
                     used[colour] > self.cfg.game_time + self.cfg.time_margin:
                 raise _Loss(colour, "timeout", f"game time used up ({used[colour]:.1f} s)")
@@ -382,6 +436,18 @@ class GameRunner:
                 return "passes"
             colour = opponent(colour)
         return "max-moves"
+
+    def _charge_clock(self, colour: int, elapsed: float) -> None:
+        """Take the move's time (less the margin) off the clock; a loss on time if it ran out."""
+        clock = self.clocks.get(colour)
+        if clock is None:
+            return
+        charged = max(0.0, elapsed - self.cfg.time_margin)
+        spare = clock.allowance() - charged
+        self.spare[colour] = min(spare, self.spare.get(colour, spare))
+        if not clock.spend(charged):
+            raise _Loss(colour, "timeout", f"clock ran out ({elapsed:.2f} s for the move, "
+                                           f"{clock.spec} clock)")
 
     def _score(self, game: GameState) -> tuple[float, str, str]:
         """(black minus white, scorer, note): the referee when configured, else GameState.score()

@@ -25,6 +25,12 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -
     root.set("GN", f"game {rec.game}")
     root.set("DT", time.strftime("%Y-%m-%d"))
     root.set("RU", cfg.rules)
+    if cfg.clock is not None:
+        spec = cfg.clock_spec()
+        root.set("TM", spec.main)
+        if spec.kind != "absolute":
+            root.set("OT", f"{spec.count}x{spec.period:g} byo-yomi" if spec.kind == "byoyomi"
+                     else f"{spec.count}/{spec.period:g} Canadian")
     root.set("C", f"engine {rec.black} black, engine {rec.white} white; "
                   f"end: {rec.reason} {rec.detail}".strip())
     for i, (colour, p) in enumerate(moves):

@@ -58,7 +58,7 @@ play w pass
 
 # GoGui: the menu, then every entry in the format its type promises
 20 gogui-analyze_commands
-#? [((dboard|pspairs|var|plist)/[^/\n]+/[a-z_-]+( [^\n]+)?\n){4}(dboard|pspairs|var|plist)/[^/\n]+/[a-z_-]+( [^\n]+)?]
+#? [((gfx|dboard|cboard|sboard|pspairs|var|plist|string|param)/[^/\n]+/[a-z_-]+( [^\n]+)?\n){8,}(gfx|dboard|cboard|sboard|pspairs|var|plist|string|param)/[^/\n]+/[a-z_-]+( [^\n]+)?]
 21 dosaku-ownership
 #? [(-?[01]\.\d\d ){8}-?[01]\.\d\d(\n(-?[01]\.\d\d ){8}-?[01]\.\d\d){8}]
 22 dosaku-policy b
@@ -75,6 +75,16 @@ play w pass
 27 dosaku-ownership b
 #? [.*]*
 28 dosaku-visits q
+#? [.*]*
+40 dosaku-territory
+#? [((black|white|"") ){8}(black|white|"")(\n((black|white|"") ){8}(black|white|"")){8}]
+41 dosaku-winrates w
+#? [((\d{1,3}|"") ){8}(\d{1,3}|"")(\n((\d{1,3}|"") ){8}(\d{1,3}|"")){8}]
+42 dosaku-gfx
+#? [VAR w [A-HJ][1-9]( [bw] ([A-HJ][1-9]|pass))*\nLABEL [A-HJ][1-9] \d+( [A-HJ][1-9] \d+)*\nINFLUENCE [A-HJ][1-9] -?[01]\.\d\d( [A-HJ][1-9] -?[01]\.\d\d){80}\nTEXT White to move: winrate \d+\.\d%, score lead [-+]\d+\.\d, \d+ visits]
+43 final_score
+#? [[BW]\+\d+(\.\d+)?|0]
+44 dosaku-territory b
 #? [.*]*
 # the analyze commands played nothing: the record still ends with Black's last cleanup move,
 # the last of B5's liberties A5 B4 B6 (which one depends on the search)

@@ -1,0 +1,136 @@
+"""Sabaki's GTP library (@sabaki/gtp, tests/sabaki/) drives run_engine.py through a session
+(tests/sabaki/session.js): start-up queries, board sync, kata-analyze with ownership and
+lz-analyze streams read line by line and interrupted by the next command, genmove, undo,
+showboard, quit. The answers it printed are checked here against the synced position."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.constants import BLACK, WHITE
+from engine.coords import parse_vertex
+from engine.game import GameState
+from engine.rules import PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
+SABAKI = ROOT / "tests" / "sabaki"
+SIZE = 9
+HISTORY = [("B", "E5"), ("W", "C3"), ("B", "G3"), ("W", "C6")]  # as in session.js
+KATA_KEYS = {"move", "visits", "winrate", "scoreLead", "prior", "lcb", "order", "pv"}
+LZ_KEYS = {"move", "visits", "winrate", "prior", "lcb", "order", "pv"}
+
+
+def install_sabaki_gtp() -> None:
+    """`npm ci` from the committed lock file unless tests/sabaki/node_modules is there."""
+    if (SABAKI / "node_modules" / "@sabaki" / "gtp").is_dir():
+        return
+    npm = shutil.which("npm")
+    assert npm, "node is installed but npm is not (apt-get install -y npm)"
+    p = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=SABAKI,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, f"npm ci failed:\n{p.stderr[-2000:]}"
+
+
+def run_session(*engine_args: str) -> dict:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed (.ci/run installs it from Debian)")
+    install_sabaki_gtp()
+    p = subprocess.run(["node", str(SABAKI / "session.js"), sys.executable,
+                        str(ROOT / "run_engine.py"), "--boardsize", str(SIZE), *engine_args],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
+def synced_game() -> GameState:
+    game = GameState(SIZE, SIZE, 6.5, PRESETS["chinese"])
+    for colour, vertex in HISTORY:
+        assert game.play(BLACK if colour == "B" else WHITE, parse_vertex(vertex, SIZE, SIZE)) == 0
+    return game
+
+
+def board_from_showboard(text: str) -> dict[str, str]:
+    """{vertex: 'X'|'O'} of the stones in a showboard answer."""
+    stones = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == SIZE + 2 and words[0].isdigit() and words[0] == words[-1]:
+            for col, cell in zip("ABCDEFGHJ", words[1:-1]):
+                if cell in "XO":
+                    stones[f"{col}{words[0]}"] = cell
+    return stones
+
+
+def check_pv_is_legal(pv: list[str]) -> None:
+    """The variation replays from the synced position, Black first, every move legal."""
+    game = synced_game()
+    colour = BLACK
+    for vertex in pv:
+        point = parse_vertex(vertex, SIZE, SIZE)
+        assert point is not None and game.play(colour, point) == 0, pv
+        colour = WHITE if colour == BLACK else BLACK
+
+
+def check_analysis(stream: dict, kata: bool) -> None:
+    assert not stream["error"]
+    assert stream["lines"] >= 3  # the session interrupts after the third line
+    assert stream["interrupt"] == {"id": None, "content": "2", "error": False}
+    assert all(ms >= 100 for ms in stream["intervalsMs"][:2])  # interval 20 cs
+    totals = []
+    for report in stream["parsed"]:
+        moves = report["moves"]
+        assert moves
+        assert [int(m["order"]) for m in moves] == list(range(len(moves)))
+        for m in moves:
+            assert set(m) >= (KATA_KEYS if kata else LZ_KEYS), m
+            assert m["pv"][0] == m["move"]
+            check_pv_is_legal(m["pv"])
+            if kata:
+                for key in ("winrate", "prior", "lcb", "scoreLead"):
+                    assert "." in m[key], m  # KataGo's floats always show the point
+                assert 0.0 <= float(m["winrate"]) <= 1.0 and 0.0 <= float(m["prior"]) <= 1.0
+                assert abs(float(m["scoreLead"])) <= SIZE * SIZE + 10
+            else:
+                assert re.fullmatch(r"\d+", m["winrate"]) and int(m["winrate"]) <= 10000
+                assert re.fullmatch(r"\d+", m["prior"]) and int(m["prior"]) <= 10000
+        assert len({m["move"] for m in moves}) == len(moves)
+        totals.append(sum(int(m["visits"]) for m in moves))
+        if kata:
+            own = [float(v) for v in report["ownership"]]
+            assert len(own) == SIZE * SIZE and all(-1.0 <= v <= 1.0 for v in own)
+        else:
+            assert report["ownership"] is None
+    assert totals == sorted(totals) and totals[-1] > totals[0]  # the search kept going
+
+
+def check_session(out: dict) -> None:
+    assert (out["name"], out["protocol"]) == ("Dosaku", "2")
+    assert {"kata-analyze", "lz-analyze", "undo", "showboard", "genmove"} <= set(out["commands"])
+    assert [tuple(c["args"]) for c in out["synced"]["history"]] == HISTORY
+    assert out["komi"] == "6.5"
+    check_analysis(out["kata"], kata=True)
+    check_analysis(out["lz"], kata=False)
+
+    before = board_from_showboard(out["showboardBefore"])
+    assert before == {"E5": "X", "C3": "O", "G3": "X", "C6": "O"}
+    move = out["genmove"]
+    assert re.fullmatch(r"[A-HJ][1-9]", move) and move not in before, move
+    assert board_from_showboard(out["showboardAfterGenmove"]) == {**before, move: "X"}
+    assert (out["historyAfterGenmove"], out["historyAfterUndo"]) == (5, 4)
+    assert not out["undoError"]
+    assert out["showboardAfterUndo"] == out["showboardBefore"]
+    assert out["badMove"] == {"id": None, "content": "illegal move", "error": True}
+    assert out["exitCode"] == 0
+
+
+def test_sabaki_session_with_random_playouts():
+    check_session(run_session("--evaluator", "rollout", "--visits", "60"))
+
+
+def test_sabaki_session_with_the_katago_net(b6c96_file):
+    check_session(run_session("--model", str(b6c96_file), "--visits", "30"))

@@ -1,0 +1,78 @@
+"""tournament.soak: a short soak of Dosaku against GNU Go level 10 under a byo-yomi clock sent as
+kgs-time_settings / time_left (the long runs and their figures are in the README), and the
+summary arithmetic on hand-made records."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf
+
+from tournament.soak import main, rss_mb, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def record(game, black, white, winner_engine, reason, spare=None):
+    colour = "B" if winner_engine == black else "W"
+    return {"game": game, "black": black, "white": white, "winner_engine": winner_engine,
+            "winner": colour if winner_engine else None, "reason": reason,
+            "time_spare": spare or {}}
+
+
+def test_summary_counts_faults_and_memory():
+    records = [record(0, 1, 2, 2, "timeout", {"B": 0.5, "W": 3.0}),
+               record(1, 2, 1, 1, "resign", {"B": 1.5, "W": 0.25}),
+               record(2, 1, 2, 1, "illegal"),  # engine 2 played the illegal move
+               record(3, 2, 1, 2, "crash")]
+    samples = [{"games": g, "engine": 1, "pid": 7, "rss_mb": rss}
+               for g, rss in ((0, 100.0), (0, 150.0), (1, 160.0), (3, 170.0), (3, 165.0))]
+    samples += [{"games": 3, "engine": 1, "pid": 9, "rss_mb": 120.0},
+                {"games": 4, "engine": 1, "pid": 9, "rss_mb": 125.0}]
+    s = summary(records, samples)
+    e1, e2 = s["engine1"], s["engine2"]
+    assert (e1["games"], e1["wins"], e1["illegal"], e1["crash"], e1["timeout"]) == (4, 2, 0, 1, 1)
+    assert (e2["games"], e2["wins"], e2["illegal"], e2["crash"], e2["timeout"]) == (4, 2, 1, 0, 0)
+    assert e1["least_spare_seconds"] == 0.25 and e2["least_spare_seconds"] == 1.5
+    assert e1["processes"] == [
+        {"pid": 7, "samples": 5, "games": 3, "rss_after_first_game_mb": 160.0,
+         "rss_last_mb": 165.0, "rss_max_mb": 170.0},
+        {"pid": 9, "samples": 2, "games": 1, "rss_after_first_game_mb": 125.0,
+         "rss_last_mb": 125.0, "rss_max_mb": 125.0}]
+    assert e2["processes"] == []
+
+
+def test_rss_of_a_process():
+    assert 5 < rss_mb(os.getpid()) < 10_000
+    assert rss_mb(2 ** 22 + 12345) is None
+
+
+def test_short_soak_against_gnugo_with_a_byoyomi_clock(tmp_path, capsys, gnugo):
+    out = tmp_path / "soak"
+    dosaku = f"{sys.executable} {ROOT / 'run_engine.py'} --boardsize 9"
+    code = main([dosaku, f"{gnugo} --mode gtp --level 10 --chinese-rules", "--games", "2",
+                 "--size", "9", "--komi", "7", "--kgs-time-settings", "byoyomi", "2", "2", "3",
+                 "--time-margin", "0.2", "--max-moves", "30", "--out", str(out),
+                 "--no-progress", "--rss-interval", "1"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    s = json.loads((out / "soak.json").read_text())["summary"]["engine1"]
+    assert s["games"] == 2 and s["illegal"] == s["crash"] == s["timeout"] == 0
+    assert 0 <= s["least_spare_seconds"] <= 8  # the clock was tight: 2 s main, 3 x 2 s
+    [proc] = s["processes"]  # one engine process for both games
+    assert proc["samples"] >= 5 and proc["games"] >= 1
+    assert 50 < proc["rss_after_first_game_mb"] and \
+        proc["rss_last_mb"] < proc["rss_after_first_game_mb"] + 100
+    for game in json.loads((out / "match.json").read_text())["games"]:
+        root = sgf.Sgf_game.from_bytes((out / game["sgf"]).read_bytes()).get_root()
+        assert (root.get("TM"), root.get("OT")) == (2, "3x2 byo-yomi")
+        assert game["reason"] in ("passes", "resign", "max-moves"), game
+    assert "engine1: 2 games" in printed and "illegal 0, crash 0, time losses 0" in printed
+
+
+@pytest.mark.parametrize("bad", [["--kgs-time-settings", "byoyomi", "2", "1"]])
+def test_soak_refuses_bad_settings(tmp_path, bad, capsys):
+    assert main(["a", "b", "--games", "1", "--out", str(tmp_path), *bad]) == 2
+    assert "byoyomi" in capsys.readouterr().err

@@ -1,0 +1,112 @@
+"""Game clocks as Go servers keep them, for matches played under a real schedule.
+
+A ClockSpec is written the way `kgs-time_settings` takes it: `absolute MAIN`,
+`canadian MAIN PERIOD STONES` (after the main time, STONES moves in every PERIOD seconds) or
+`byoyomi MAIN PERIOD PERIODS` (Japanese: each move may take PERIOD seconds; a longer move uses up
+one period per PERIOD started beyond the first, the last one lost loses the game). A PlayerClock
+keeps one side's time, says what `time_left` reports before a move (the period and the periods
+left in Japanese byo-yomi, as kgsGtp does; the period time and the stones left in Canadian),
+how long the next move may take, and charges each move.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+KINDS = {"absolute": 1, "canadian": 3, "byoyomi": 3}  # kind -> number of arguments
+COMMANDS = ("time_settings", "kgs-time_settings")  # how the clock is announced to engines
+
+
+@dataclass(frozen=True)
+class ClockSpec:
+    kind: str
+    main: float
+    period: float = 0.0
+    count: int = 0  # Canadian: stones per period; Japanese byo-yomi: number of periods
+
+    @classmethod
+    def parse(cls, text: str) -> "ClockSpec":
+        """`absolute 300`, `canadian 10 10 10`, `byoyomi 30 2 3`; ValueError otherwise."""
+        words = text.split()
+        if not words or words[0] not in KINDS or len(words) != 1 + KINDS[words[0]]:
+            raise ValueError(f"clock {text!r}: expected absolute MAIN, "
+                             "canadian MAIN PERIOD STONES or byoyomi MAIN PERIOD PERIODS")
+        kind, main = words[0], float(words[1])
+        if kind == "absolute":
+            spec = cls(kind, main)
+        else:
+            spec = cls(kind, main, float(words[2]), int(words[3]))
+            if spec.period <= 0 or spec.count < 1:
+                raise ValueError(f"clock {text!r}: the period and its count must be positive")
+        if not math.isfinite(main) or main < 0 or (kind == "absolute" and main <= 0):
+            raise ValueError(f"clock {text!r}: bad main time")
+        return spec
+
+    def __str__(self) -> str:
+        if self.kind == "absolute":
+            return f"absolute {self.main:g}"
+        return f"{self.kind} {self.main:g} {self.period:g} {self.count}"
+
+    def settings_command(self, command: str) -> str:
+        """The clock announced with `kgs-time_settings`, or with plain `time_settings` (there
+        Japanese byo-yomi becomes one stone per period, the most GTP can say)."""
+        if command == "kgs-time_settings":
+            return f"kgs-time_settings {self}"
+        if command != "time_settings":
+            raise ValueError(f"unknown clock command {command!r}")
+        secs = [int(math.ceil(self.main)), int(math.ceil(self.period))]
+        stones = {"absolute": 0, "canadian": self.count, "byoyomi": 1}[self.kind]
+        return f"time_settings {secs[0]} {secs[1]} {stones}"
+
+
+class PlayerClock:
+    """One side's clock under a ClockSpec."""
+
+    def __init__(self, spec: ClockSpec):
+        self.spec = spec
+        self.main = spec.main
+        self.period = spec.period  # Canadian: time left in the current period
+        self.count = spec.count  # Canadian: stones left in it; Japanese: periods left
+
+    @property
+    def in_main_time(self) -> bool:
+        return self.main > 0
+
+    def time_left(self) -> tuple[int, int]:
+        """(seconds, stones) for `time_left`: whole seconds as servers send them; stones 0 in
+        main time."""
+        if self.in_main_time or self.spec.kind == "absolute":
+            return int(self.main), 0
+        if self.spec.kind == "canadian":
+            return int(self.period), self.count
+        return int(self.spec.period), self.count
+
+    def allowance(self) -> float:
+        """Seconds the next move may take without losing on time."""
+        spec = self.spec
+        if spec.kind == "absolute":
+            return self.main
+        if spec.kind == "canadian":
+            return self.main + (spec.period if self.in_main_time else self.period)
+        return self.main + self.count * spec.period
+
+    def spend(self, seconds: float) -> bool:
+        """Charge a move that took `seconds`; False when it lost on time."""
+        if seconds > self.allowance():
+            self.main, self.count = 0.0, 0
+            return False
+        from_main = min(seconds, self.main)
+        self.main -= from_main
+        over = seconds - from_main
+        if self.in_main_time or (over <= 0 and from_main > 0):
+            return True  # the move ended in main time (or exactly at its end)
+        spec = self.spec
+        if spec.kind == "canadian":
+            self.period -= over
+            self.count -= 1
+            if self.count == 0:
+                self.period, self.count = spec.period, spec.count
+        elif spec.kind == "byoyomi":
+            self.count -= int(over // spec.period)  # periods used up by this move
+        return True

@@ -1,0 +1,128 @@
+"""Soak run: a match under a real schedule while the engines' memory is sampled.
+
+    python -m tournament.soak ENGINE1 ENGINE2 --games N --kgs-time-settings byoyomi 30 2 3 ...
+
+Takes the options of tournament.match (usually Dosaku against GNU Go with a server-style clock)
+plus --rss-interval. Every interval the resident memory (RSS) of each running engine process
+is read from /proc; OUT/soak.json keeps the samples and a summary: per engine the games, the
+games lost by an illegal move, a crash or on time, and per process the RSS after its first game
+and at its last sample. Exit status 0 when engine 1 lost no game that way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+from tournament.match import Match, config_from, parser
+from tournament.match_game import MatchError
+from tournament.match_report import report
+
+FAULTS = ("illegal", "crash", "timeout")
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+class RssSampler(threading.Thread):
+    """Samples the RSS of the match's engine processes until stopped."""
+
+    def __init__(self, match: Match, interval: float):
+        super().__init__(daemon=True)
+        self.match, self.interval = match, interval
+        self.samples: list[dict] = []
+        self.stop = threading.Event()
+        self.start_time = time.monotonic()
+
+    def sample(self) -> None:
+        games = len(self.match.records)
+        for engine, pid in self.match.engine_pids():
+            rss = rss_mb(pid)
+            if rss is not None:
+                self.samples.append({"t": round(time.monotonic() - self.start_time, 1),
+                                     "games": games, "engine": engine, "pid": pid,
+                                     "rss_mb": round(rss, 1)})
+
+    def run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self.sample()
+
+
+def summary(records: list[dict], samples: list[dict]) -> dict:
+    """Faults per engine (games it lost by an illegal move, a crash, on time) and the memory of
+    each engine process: RSS once it had finished a game, at its last sample, the peak."""
+    out = {}
+    for engine in (1, 2):
+        mine = [r for r in records if engine in (r["black"], r["white"])]
+        lost = [r for r in mine if r["winner_engine"] not in (None, engine)]
+        faults = {f: sum(1 for r in lost if r["reason"] == f) for f in FAULTS}
+        colour = {r["game"]: "B" if r["black"] == engine else "W" for r in mine}
+        spare = [r["time_spare"][colour[r["game"]]] for r in mine
+                 if colour[r["game"]] in r.get("time_spare", {})]
+        processes = []
+        for pid in sorted({s["pid"] for s in samples if s["engine"] == engine}):
+            rss = [s for s in samples if s["pid"] == pid]
+            settled = [s for s in rss if s["games"] > rss[0]["games"]] or rss
+            processes.append({"pid": pid, "samples": len(rss),
+                              "games": rss[-1]["games"] - rss[0]["games"],
+                              "rss_after_first_game_mb": settled[0]["rss_mb"],
+                              "rss_last_mb": rss[-1]["rss_mb"],
+                              "rss_max_mb": max(s["rss_mb"] for s in rss)})
+        out[f"engine{engine}"] = {"games": len(mine), "wins": sum(
+            1 for r in mine if r["winner_engine"] == engine), **faults,
+            "least_spare_seconds": round(min(spare), 3) if spare else None,
+            "processes": processes}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser("python -m tournament.soak", __doc__.split("\n")[0])
+    ap.add_argument("--rss-interval", type=float, default=5.0,
+                    help="seconds between memory samples (default 5)")
+    a = ap.parse_args(argv)
+    cfg = config_from(ap, a)
+    try:
+        match = Match(cfg)
+        sampler = RssSampler(match, a.rss_interval)
+        sampler.start()
+        try:
+            records = match.run(progress=not a.no_progress)
+        finally:
+            sampler.stop.set()
+            sampler.join()
+    except (MatchError, OSError) as exc:
+        print(f"soak: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("soak: interrupted; rerun with the same --out to continue", file=sys.stderr)
+        return 130
+    report(cfg, records)
+    result = summary(records, sampler.samples)
+    path = os.path.join(cfg.out, "soak.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"summary": result, "samples": sampler.samples}, fh, indent=1)
+    for name, s in result.items():
+        rss = "; ".join(f"pid {p['pid']}: {p['rss_after_first_game_mb']:.0f} -> "
+                        f"{p['rss_last_mb']:.0f} MB over {p['games']} games"
+                        for p in s["processes"])
+        print(f"{name}: {s['games']} games, {s['wins']} wins; illegal {s['illegal']}, "
+              f"crash {s['crash']}, time losses {s['timeout']}; least spare time "
+              f"{s['least_spare_seconds']} s; RSS {rss or 'not sampled'}")
+    print(f"soak: {path}")
+    return 0 if not any(result["engine1"][f] for f in FAULTS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The training loop end to end on 5x5 with a tiny net: self-play -> train -> export -> gate,
+resumed from disk; the gate on its own; teacher agreement of a net with itself."""
+
+import json
+
+import pytest
+
+from engine.onnx_evaluator import OnnxModel
+from training.agreement import agreement
+from training.export import export_random
+from training.gate import GateConfig, gate
+from training.loop import Loop, LoopConfig
+from training.selfplay import SelfPlaySettings, generate
+
+TINY_SELFPLAY = SelfPlaySettings(visits=4, fast_visits=2, full_search_prob=0.5,
+                                 resign_threshold=0.0)
+TINY_GATE = GateConfig(games=2, size=5, komi=7.0, visits=2)
+
+
+def tiny_loop(out, generations):
+    return Loop(LoopConfig(out=str(out), size=5, net="b2c32", generations=generations, games=2,
+                           steps=3, batch=16, threads=1, selfplay=TINY_SELFPLAY,
+                           gate=TINY_GATE), log=lambda msg: None)
+
+
+def test_loop_runs_generations_and_resumes(tmp_path):
+    tiny_loop(tmp_path, 2).run()
+    state = json.loads((tmp_path / "loop.json").read_text())
+    records = state["generations"]
+    assert [r["generation"] for r in records] == [1, 2]
+    for gen, record in enumerate(records, start=1):
+        assert record["games"] == 2 and record["rows"] > 0
+        assert record["steps"] == 3 * gen  # one training run carried across generations
+        assert record["gate"]["games"] == 2
+        assert record["gate"]["passed"] == (record["gate"]["score"] >= TINY_GATE.threshold)
+        OnnxModel(tmp_path / "nets" / f"gen-{gen:03d}.onnx")  # exported and loadable
+    promoted = [r["generation"] for r in records if r["gate"]["passed"]]
+    expected_best = f"gen-{promoted[-1]:03d}.onnx" if promoted else "gen-000.onnx"
+    assert state["best"].endswith(expected_best)
+
+    finished = {p: p.stat().st_mtime_ns for p in (tmp_path / "nets").iterdir()}
+    tiny_loop(tmp_path, 2).run()  # nothing left to do: nothing is redone
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "nets").iterdir()} == finished
+
+    tiny_loop(tmp_path, 3).run()  # one more generation continues the training run
+    records = json.loads((tmp_path / "loop.json").read_text())["generations"]
+    assert [r["generation"] for r in records] == [1, 2, 3]
+    assert records[2]["steps"] == 9
+
+
+def test_gate_scores_a_match_and_applies_the_threshold(tmp_path):
+    net = export_random("b2c32", tmp_path / "a.onnx", seed=1)
+    strict = gate(net, net, tmp_path / "strict", GateConfig(games=2, size=5, komi=7.0,
+                                                             visits=2, threshold=1.01))
+    assert strict.games == 2 and 0.0 <= strict.score <= 1.0
+    assert strict.score == (strict.wins + strict.draws / 2) / 2
+    assert not strict.passed  # no score reaches 1.01
+    lenient = gate(net, net, tmp_path / "strict", GateConfig(games=2, size=5, komi=7.0,
+                                                              visits=2, threshold=0.0))
+    assert lenient.passed and lenient.score == strict.score  # the same match, resumed
+
+
+def test_a_teacher_agrees_with_itself_on_its_own_rows(tmp_path, b6c96_onnx):
+    generate(tmp_path, teacher=b6c96_onnx, games=1, sizes=(9,),
+             settings=SelfPlaySettings(visits=1, full_search_prob=1.0, resign_threshold=0.0),
+             seed=3)
+    report = agreement(OnnxModel(b6c96_onnx), tmp_path)
+    measures = report["9x9"]
+    assert measures["rows"] > 10
+    assert measures["policy_top1"] == 1.0
+    assert measures["policy_xent"] == pytest.approx(measures["teacher_entropy"], abs=1e-3)
+    assert measures["winrate_mae"] < 1e-4
+    assert measures["score_mae"] < 1e-3
+    assert measures["ownership_mae"] < 1e-4

@@ -3,9 +3,9 @@
 `list_commands` and `known_command` read the registry, so they list exactly what exists here.
 A method gets the argument words and returns the answer text, or an analysis.Stream for the
 streaming commands, or raises GtpError with the failure text. Failure texts (gtp/protocol.py):
-the spec's wording (`syntax error` for malformed arguments, `illegal move`, `cannot undo`, ...)
-and GNU Go's `invalid color or coordinate` for a colour or vertex that does not parse. A command
-that fails changes nothing.
+the spec's wording: `syntax error` for malformed arguments (a missing argument, a colour or
+vertex that does not parse or is off the board), `illegal move` for a well-formed move the rules
+forbid, `cannot undo`, ... A command that fails changes nothing.
 """
 
 import logging
@@ -17,7 +17,7 @@ from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.timecontrol import TimeSettings
 from gtp import analysis, gogui
 from gtp.sgf_game import game_sgf, replay_sgf
-from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
+from gtp.protocol import (BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
                           CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
                           INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
                           UNKNOWN_RULES, GtpError, color_name, format_float, parse_color,
@@ -101,14 +101,14 @@ class Commands:
     def _color(self, text: str) -> int:
         color = parse_color(text)
         if color is None:
-            raise GtpError(BAD_COLOR_OR_VERTEX)
+            raise GtpError(SYNTAX_ERROR)
         return color
 
     def _vertex(self, text: str) -> int:
         w, h = self.engine.size
         point = parse_vertex(text, w, h)
         if point is None:
-            raise GtpError(BAD_COLOR_OR_VERTEX)
+            raise GtpError(SYNTAX_ERROR)
         return point
 
     def _fmt(self, point) -> str:

@@ -359,7 +359,7 @@ class Engine:
         if color == WHITE and self.game.handicap > 0:
             min_move += cfg.resign_handicap_moves * self.game.handicap * area / 361
         return (self._low_winrate_moves[color] >= cfg.resign_consecutive
-                and len(self.game.moves) >= min_move)
+                and self.game.moves_after_handicap >= min_move)
 
     # ---- analysis ----------------------------------------------------------------------------
     def snapshot(self, color: int) -> AnalysisSnapshot:

@@ -100,15 +100,45 @@ class GameState:
 
     @property
     def handicap(self) -> int:
-        """Handicap stones: placed ones, else a leading run of >= 2 black moves with no white."""
-        if self.handicap_points:
-            return len(self.handicap_points)
-        run = 0
-        for color, point in self.moves:
-            if color != BLACK or point == PASS_POINT:
+        """Handicap stones, counted as KataGo counts them (computeNumHandicapStones).
+
+        The black stones of the starting position (handicap or set-up stones; none if it
+        holds a white stone) plus Black's non-pass moves before White's first real move,
+        where a lone white pass between them is skipped: servers and GUIs often send
+        handicap as consecutive black moves. Two white moves in a row after the black run
+        mean a set-up position, so those black moves do not count. One black stone is an
+        ordinary game (0).
+        """
+        return self._handicap_run()[0]
+
+    @property
+    def moves_after_handicap(self) -> int:
+        """Moves played since the handicap stones (handicap given as moves excluded)."""
+        return len(self.moves) - self._handicap_run()[1]
+
+    def _handicap_run(self) -> tuple[int, int]:
+        """(handicap stones, how many of the first moves placed them)."""
+        start = self._snapshots[0] if self._snapshots else self.board
+        col = start[B.ROW_COLOR]
+        if np.any(col == WHITE):
+            return 0, 0
+        extra = 0
+        used = 0
+        moves = self.moves
+        for i, (color, point) in enumerate(moves):
+            if color != BLACK:
+                if i + 1 < len(moves) and moves[i + 1][0] != BLACK:
+                    extra = 0  # a set-up position, not handicap
+                elif point == PASS_POINT:
+                    continue
                 break
-            run += 1
-        return run if run >= 2 else 0
+            if point != PASS_POINT:
+                extra += 1
+                used = i + 1
+        stones = int(np.count_nonzero(col == BLACK)) + extra
+        if stones < 2:
+            return 0, 0
+        return stones, used if extra else 0
 
     def prisoners(self, color: int) -> int:
         return int(self.board[B.ROW_HEADER, B.H_PRISONERS + color])

@@ -13,6 +13,7 @@ from engine.coords import point_from_action
 from engine.game import GameState
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator, rollout_batch
+from engine.seki import seki_chains
 
 DEAD_OWNERSHIP = 0.3  # a stone is dead when the other colour owns its point at least this
 DEAD_PLAYOUTS = 256  # playouts for the ownership when the evaluator gives none
@@ -37,14 +38,17 @@ def black_ownership(game: GameState, evaluator) -> np.ndarray:
 
 
 def dead_points(game: GameState, own: np.ndarray) -> list[int]:
-    """Points of the stones that `own` (black_ownership) gives to the other colour."""
+    """Points of the stones that `own` (black_ownership) gives to the other colour, never
+    stones in seki (random playouts, which fill shared liberties blindly, often see seki
+    groups captured)."""
     w, h = game.width, game.height
     col = game.board[B.ROW_COLOR]
+    in_seki = {p for chain in seki_chains(game.board, game.rules.suicide) for p in chain}
     dead = []
     for a in range(w * h):
         p = point_from_action(a, w, h)
-        if (col[p] == BLACK and own[a] <= -DEAD_OWNERSHIP) or \
-                (col[p] == WHITE and own[a] >= DEAD_OWNERSHIP):
+        if p not in in_seki and ((col[p] == BLACK and own[a] <= -DEAD_OWNERSHIP) or
+                                 (col[p] == WHITE and own[a] >= DEAD_OWNERSHIP)):
             dead.append(p)
     return dead
 

@@ -24,6 +24,7 @@ from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
 from engine.search import RootStats, Search, SearchLimits
+from engine.seki import seki_stones
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
@@ -458,6 +459,10 @@ class Engine:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same
         position, komi and rules."""
         return self._dead.judge(self.game, self.evaluator)
+
+    def seki_stones(self) -> list[int]:
+        """Points of living stones in seki (engine/seki.py), the dead stones taken off."""
+        return seki_stones(self.game, self.dead_stones())
 
     def black_ownership(self) -> np.ndarray:
         """Ownership [W*H] from Black's view, row-major from the top-left (dead_stones.py)."""

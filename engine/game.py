@@ -17,6 +17,23 @@ from engine.rules import PRESETS, Rules, score_position
 MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
 
 
+def board_with_stones(width: int, height: int, black, white) -> np.ndarray | None:
+    """A board holding exactly these stones (no ko point); None for repeated points or a
+    chain without liberties."""
+    points = list(black) + list(white)
+    if len(set(points)) != len(points) or PASS_POINT in points:
+        return None
+    board = B.new_board(width, height)
+    for color, group in ((BLACK, black), (WHITE, white)):
+        for p in group:
+            if B.play(board, p, color, False) != B.MOVE_OK:
+                return None
+    col = board[B.ROW_COLOR]
+    if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
+        return None  # a stone was captured: some chain had no liberty
+    return board
+
+
 class GameState:
     """One game: board, history, komi, rules, handicap; every change goes through here."""
 
@@ -79,17 +96,9 @@ class GameState:
         """Replace the game by a set-up position (SGF AB/AW/PL): these stones, `to_move` to play,
         no history (undo cannot remove them), the position itself the start of the superko
         history. False, changing nothing, for repeated points or a chain without liberties."""
-        points = list(black) + list(white)
-        if len(set(points)) != len(points) or PASS_POINT in points:
+        trial = board_with_stones(self.width, self.height, black, white)
+        if trial is None:
             return False
-        trial = B.new_board(self.width, self.height)
-        for color, group in ((BLACK, black), (WHITE, white)):
-            for p in group:
-                if B.play(trial, p, color, False) != B.MOVE_OK:
-                    return False
-        col = trial[B.ROW_COLOR]
-        if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
-            return False  # a stone was captured: some chain had no liberty
         self._start(trial, to_move)
         return True
 

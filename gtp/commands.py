@@ -294,17 +294,17 @@ class Commands:
 
     @command("final_status_list")
     def cmd_final_status_list(self, args):
-        """Stones by status, one chain per line."""
+        """Stones by status (alive, seki or dead; each stone has one), one chain per line."""
         _nargs(args, 1)
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise GtpError(INVALID_STATUS)
         e = self.engine
-        dead = set(e.dead_stones())
-        if status == "seki":
-            chosen = []
+        dead, seki = set(e.dead_stones()), set(e.seki_stones())
+        if status == "alive":
+            chosen = sorted(p for p in e.stones() if p not in dead and p not in seki)
         else:
-            chosen = sorted(p for p in e.stones() if (p in dead) == (status == "dead"))
+            chosen = sorted(dead if status == "dead" else seki)
         chains: dict[int, list[int]] = {}
         for p in chosen:
             chains.setdefault(e.chain_of(p), []).append(p)

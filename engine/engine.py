@@ -16,7 +16,7 @@ import numpy as np
 from engine import board as B
 from engine.config import EngineConfig
 from engine.constants import BLACK, EMPTY, WHITE
-from engine.coords import action_from_point, neighbours, point_from_action
+from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.dead_stones import DeadStones, black_ownership
 from engine.free_handicap import free_handicap_points
 from engine.game import GameState
@@ -266,11 +266,13 @@ class Engine:
     # ---- move generation -------------------------------------------------------------------
     def genmove(self, color: int, commit: bool = True,
                 on_update: Callable[[AnalysisSnapshot], None] | None = None,
-                interval: float = 1.0, cleanup: bool = False) -> int | str:
+                interval: float = 1.0, cleanup: bool = False,
+                stop: threading.Event | None = None) -> int | str:
         """Choose a move for colour (a point, or RESIGN) and play it unless commit is False.
 
         cleanup (kgs-genmove_cleanup): while opponent stones judged dead remain, never pass;
         attack those stones (their liberties) if that is legal, else play any other move.
+        stop (GoGui's interrupt) ends the search early; the best move so far is chosen.
         """
         cfg = self.config
         started = time.monotonic()
@@ -279,19 +281,53 @@ class Engine:
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
         game = self._cleanup_view(color) if cleanup else self.game
-        self.search.run(game, color, limits, on_update=update, interval=interval,
-                        noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
-                        noise_alpha_scale=cfg.noise_alpha_scale)
+        playouts = self.search.run(game, color, limits, stop=stop, on_update=update,
+                                   interval=interval,
+                                   noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
+                                   noise_alpha_scale=cfg.noise_alpha_scale)
         stats = self.search.root_stats()
         action = self._choose(stats)
         point = point_from_action(action, self.game.width, self.game.height)
-        self.clock.record_move(color, time.monotonic() - started)
-        if self._should_resign(color, stats, action):
+        seconds = time.monotonic() - started
+        self.clock.record_move(color, seconds)
+        resign = self._should_resign(color, stats, action)
+        if cfg.report_moves:
+            self.log(self._move_report(color, stats, action, playouts, seconds, resign))
+        if resign:
             return RESIGN
         if commit:
             self.game.play(color, point)
             self._follow_move()
         return point
+
+    def _move_report(self, color: int, stats: RootStats, action: int, playouts: int,
+                     seconds: float, resign: bool) -> str:
+        """One line about a genmove: the move, visits, speed, its winrate and score lead from
+        the mover's view, and the principal variation."""
+        w, h = self.size
+        pv = [format_vertex(point_from_action(a, w, h), w, h)
+              for a in self.search.principal_variation(action)]
+        j = np.flatnonzero(stats.actions == action)
+        winrate = float((stats.value[j[0]] + 1) / 2) if len(j) else 0.5
+        lead = float(stats.score[j[0]]) if len(j) else 0.0
+        rate = playouts / seconds if seconds > 0 else 0.0
+        move = RESIGN if resign else pv[0]
+        return (f"genmove {'B' if color == BLACK else 'W'} {move}: {stats.root_visits} visits, "
+                f"{playouts} playouts, {seconds:.2f} s, {rate:.0f} visits/s, "
+                f"winrate {100 * winrate:.1f}%, lead {lead:+.1f}, pv {' '.join(pv)}")
+
+    def ponder(self, stop: threading.Event) -> int:
+        """Search the current position for the side to move until `stop` is set (thinking on
+        the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
+        if self.game.is_over():
+            return 0
+        return self.search.run(self.game, self.to_move, SearchLimits(), stop=stop)
+
+    def set_config(self, config: EngineConfig) -> None:
+        """New settings from the next search on (a new search shape starts a fresh tree)."""
+        if config.search != self.config.search:
+            self.search.set_config(config.search)
+        self.config = config
 
     def _limits(self, color: int) -> SearchLimits:
         """The search limits of a genmove now: the config's, with the clock's budget."""

@@ -462,6 +462,15 @@ class Search:
         self._buf = None
         self._new_root_state()
 
+    def set_config(self, config: SearchConfig) -> None:
+        """New search settings: buffers are rebuilt and the tree starts fresh."""
+        if (config.max_nodes, config.max_edges) != (self.config.max_nodes, self.config.max_edges):
+            self.tree = T.new_tree(config.max_nodes, config.max_edges)
+            self._spare = None
+        self.config = config
+        self._geometry = None
+        self.reset()
+
     # ---- buffers ---------------------------------------------------------------------------
     def _ensure_buffers(self, game) -> None:
         geom = (game.width, game.height, game.komi, game.rules, game.handicap)

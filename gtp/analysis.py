@@ -206,9 +206,9 @@ class _Reporter:
             self._open = False
 
 
-def _stream(engine, req: Request, kata: bool, search) -> Stream:
+def _stream(size: tuple[int, int], req: Request, kata: bool, search) -> Stream:
     """A Stream running `search(reporter, stop)`; a line it returns is printed last."""
-    width, height = engine.size
+    width, height = size
     formatter = format_kata if kata else format_lz
 
     def run(emit, stop):
@@ -226,12 +226,16 @@ def analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-analyze`: report until stopped by the next input line."""
     def search(reporter, stop):
         engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid, allow=req.allow)
-    return _stream(engine, req, kata, search)
+    return _stream(engine.size, req, kata, search)
 
 
-def genmove_analyze_stream(engine, req: Request, kata: bool) -> Stream:
-    """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`."""
+def genmove_analyze_stream(req: Request, genmove, size: tuple[int, int], kata: bool) -> Stream:
+    """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`.
+
+    `genmove(color, on_update=..., interval=...)` plays the move; new input lines do not stop
+    it (as in KataGo), only what stops a genmove does.
+    """
     def search(reporter, stop):
-        move = engine.genmove(req.color, commit=True, on_update=reporter, interval=req.interval)
-        return "play " + (move if isinstance(move, str) else format_vertex(move, *engine.size))
-    return _stream(engine, req, kata, search)
+        move = genmove(req.color, on_update=reporter, interval=req.interval)
+        return "play " + (move if isinstance(move, str) else format_vertex(move, *size))
+    return _stream(size, req, kata, search)

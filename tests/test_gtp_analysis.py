@@ -97,7 +97,7 @@ class ScriptedEngine(Engine):
             if stop.wait(interval):
                 return
 
-    def genmove(self, color, commit=True, on_update=None, interval=1.0):
+    def genmove(self, color, commit=True, on_update=None, interval=1.0, stop=None):
         for n in range(1, 4):
             if on_update is not None:
                 on_update(AnalysisSnapshot([MoveInfo(pt("Q16"), n, 0.6, 0.3, 0.55)], n, 0.6, 0.0))

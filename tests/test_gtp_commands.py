@@ -20,7 +20,8 @@ place_free_handicap set_free_handicap loadsgf printsgf reg_genmove time_settings
 kgs-time_settings kgs-rules kata-get-rules kata-set-rules clear_cache cputime lz-analyze
 kata-analyze lz-genmove_analyze kata-genmove_analyze kata-time_settings kata-list_time_settings
 kgs-genmove_cleanup kgs-game_over kgs-chat gogui-analyze_commands dosaku-policy dosaku-ownership
-dosaku-visits dosaku-pv dosaku-gfx dosaku-territory dosaku-winrates
+dosaku-visits dosaku-pv dosaku-gfx dosaku-territory dosaku-winrates gogui-interrupt
+kata-get-param kata-set-param dosaku-param
 """.split())
 
 
@@ -59,7 +60,7 @@ def test_list_commands_is_exactly_the_implemented_set(srv):
         assert ok(srv, f"known_command {name}") == "true"
         if name != "quit":  # every listed command is wired to something that answers
             assert srv.handle_line(f"{name} !bad! !args! x y z").endswith("\n\n")
-    for name in ("foo", "analyze", "genmove_analyze", "gogui-interrupt", "PLAY"):
+    for name in ("foo", "analyze", "genmove_analyze", "gogui-sigint", "PLAY"):
         assert ok(srv, f"known_command {name}") == "false"
     assert fail(srv, "known_command") == "syntax error"
 

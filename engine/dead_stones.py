@@ -32,7 +32,8 @@ def black_ownership(game: GameState, evaluator) -> np.ndarray:
         komi = game.komi + game.rules.handicap_bonus(game.handicap)
         rollout_batch(batch.boards, batch.to_move, 1, komi, game.rules.suicide, DEAD_PLAYOUTS,
                       3 * area + 20, np.empty_like(game.board), np.zeros(area),
-                      np.zeros(1, np.float32), np.zeros(1, np.float32), own)
+                      np.zeros(1, np.float32), np.zeros(1, np.float32),
+                      np.zeros(1, np.float32), own)
     sign = 1.0 if game.to_move == BLACK else -1.0
     return sign * np.asarray(own, np.float64).reshape(-1)
 

@@ -40,6 +40,8 @@ class MoveInfo:
     lcb: float  # lower confidence bound of the winrate, may leave 0..1
     score_lead: float = 0.0  # points
     pv: list[int] = field(default_factory=list)  # principal variation, starting with `point`
+    score_mean: float | None = None  # expected final score (points), None if unknown
+    score_stdev: float | None = None  # its standard deviation over the searched lines
 
 
 @dataclass
@@ -50,6 +52,8 @@ class AnalysisSnapshot:
     root_winrate: float
     root_score_lead: float
     ownership: np.ndarray | None = None  # [W*H] row-major from the top-left, side to move's view
+    root_score_mean: float | None = None
+    root_score_stdev: float | None = None
 
 
 @dataclass(frozen=True)
@@ -418,9 +422,11 @@ class Engine:
                 moves.append(MoveInfo(point_from_action(a, w, h), int(stats.visits[j]),
                                       float((stats.value[j] + 1) / 2), float(stats.prior[j]),
                                       float((max(lcb[j], -2.0) + 1) / 2),
-                                      float(stats.score[j]), pv))
+                                      float(stats.score[j]), pv, float(stats.score_mean[j]),
+                                      float(stats.score_stdev[j])))
         return AnalysisSnapshot(moves, stats.root_visits, float((stats.root_value + 1) / 2),
-                                stats.root_score, self.search.ownership())
+                                stats.root_score, self.search.ownership(),
+                                stats.root_score_mean, stats.root_score_stdev)
 
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the

@@ -14,10 +14,12 @@ from typing import Callable
 import numpy as np
 
 from engine import board as B
+from engine import precompile
 from engine.config import EngineConfig
 from engine.constants import BLACK, EMPTY, WHITE
 from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.dead_stones import DeadStones, black_ownership
+from engine.evaluator import UniformEvaluator
 from engine.free_handicap import free_handicap_points
 from engine.game import GameState
 from engine.positions import position_batch
@@ -260,10 +262,23 @@ class Engine:
             self.log(f"tree reuse: {reused} visits kept")
 
     def warm_up(self) -> None:
-        """Compile the numba kernels with a tiny search on a scratch copy of the position."""
+        """Compile the numba kernels with a tiny search on a scratch copy of the position.
+
+        On a cold cache a helper process compiles the evaluator's, game and tree kernels at
+        the same time (engine/precompile.py): the search kernels are compiled here meanwhile
+        with a uniform evaluator, then the helper's work comes from the cache.
+        """
+        helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
+        if helper is not None:
+            self._tiny_search(UniformEvaluator())
+            precompile.compile_game_and_tree()
+            precompile.wait_for(helper)
+        self._tiny_search(self.evaluator)
+
+    def _tiny_search(self, evaluator) -> None:
         scratch = GameState(self.game.width, self.game.height, self.game.komi, self.game.rules)
         small = replace(self.config.search, max_nodes=1000, max_edges=100_000)
-        search = Search(self.evaluator, small, self.config.seed, self.log)
+        search = Search(evaluator, small, self.config.seed, self.log)
         search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
         search.principal_variation(int(search.root_stats().actions[0]))
 

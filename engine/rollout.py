@@ -65,27 +65,33 @@ def rollout_batch(boards, to_move, count, komi, allow_suicide, playouts, max_mov
     """Average result, score, squared score and ownership of `playouts` random games per
     position.
 
-    All outputs are from the side to move's view. Uses numba's global RNG.
+    All outputs are from the side to move's view. Uses numba's global RNG. Sums are loops:
+    array arithmetic would compile numba's shape-mismatch error text (see board.copy_board).
     """
+    points = own_scratch.shape[0]
     for i in range(count):
         sign = 1.0 if to_move[i] == BLACK else -1.0
         v = 0.0
         s = 0.0
         s2 = 0.0
-        ownership[i, :] = 0.0
+        for a in range(points):
+            ownership[i, a] = 0.0
         for _ in range(playouts):
             B.copy_board(scratch, boards[i])
             B.random_playout(scratch, to_move[i], allow_suicide, max_moves)
             area_owner(scratch, own_scratch)
-            margin = own_scratch.sum() - komi  # Black's area minus White's, minus komi
+            margin = -komi  # Black's area minus White's, minus komi
+            for a in range(points):
+                margin += own_scratch[a]
+                ownership[i, a] += sign * own_scratch[a]
             s += sign * margin
             s2 += margin * margin
             v += sign * (1.0 if margin > 0 else (-1.0 if margin < 0 else 0.0))
-            ownership[i, :] += sign * own_scratch
         value[i] = v / playouts
         score[i] = s / playouts
         score_sq[i] = s2 / playouts
-        ownership[i, :] /= playouts
+        for a in range(points):
+            ownership[i, a] /= playouts
 
 
 class RolloutEvaluator:

@@ -178,7 +178,7 @@ def _replay(root_board, root_history, root_points, root_colors, root_color, acti
     w = root_board[B.ROW_HEADER, B.H_WIDTH]
     h = root_board[B.ROW_HEADER, B.H_HEIGHT]
     B.copy_board(board, root_board)
-    color = root_color
+    color = np.int64(root_color)  # int8 would compile a second play_unchecked
     for k in range(depth):
         if want_history:
             if k == depth - 2:
@@ -237,7 +237,7 @@ def select_batch(fp, ip, *arrays):
     vl = ip[IntParam.virtual_loss]
     suicide = ip[IntParam.suicide] != 0
     cache_keys = buf.cache_keys
-    n_leaves = 0
+    n_leaves = np.int64(0)  # a literal 0 compiles _replay twice (see features.fill_row)
     rows = 0
     collisions = 0
     buf.out[OUT_FULL] = 0
@@ -259,7 +259,7 @@ def select_batch(fp, ip, *arrays):
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:
-                child = T.alloc_node(t, 3 - t.node_to_move[node], 0)
+                child = T.alloc_node(t, 3 - t.node_to_move[node], np.int64(0))  # no literal
                 if child == T.NO_NODE:
                     kind = _KIND_FULL
                     break
@@ -314,7 +314,8 @@ def select_batch(fp, ip, *arrays):
             else:
                 buf.to_move[rows] = tm
                 if depth == 0:
-                    buf.legal[rows, :] = root_legal
+                    for a in range(root_legal.shape[0]):  # not a slice copy (copy_board)
+                        buf.legal[rows, a] = root_legal[a]
                 else:
                     B.legal_mask(board, tm, suicide, buf.legal[rows])
                 buf.leaf_row[i] = rows
@@ -370,9 +371,11 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 slot = (key >> 3) & (cache_keys.shape[0] - 1)
                 buf.cache_used[slot] = True
                 cache_keys[slot] = key
-                buf.cache_policy[slot, :] = policy[r]
+                for a in range(policy.shape[1]):  # loops, not slice copies (see copy_board)
+                    buf.cache_policy[slot, a] = policy[r, a]
                 buf.cache_value[slot] = value[r]
-                buf.cache_score[slot, :] = score[r, :]
+                for k in range(3):
+                    buf.cache_score[slot, k] = score[r, k]
         v = np.float64(t.node_value[leaf])
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])

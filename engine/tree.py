@@ -250,8 +250,9 @@ def copy_subtree(src, root, dst):
         dst.node_sel[new, 1] = src.node_value_sum[old]
         dst.node_value[new] = src.node_value[old]
         dst.node_score[new] = src.node_score[old]
-        dst.node_score_stats[new, :] = src.node_score_stats[old, :]
-        dst.node_score_moments[new, :] = src.node_score_moments[old, :]
+        for k in range(2):  # not slice copies (see board.copy_board)
+            dst.node_score_stats[new, k] = src.node_score_stats[old, k]
+            dst.node_score_moments[new, k] = src.node_score_moments[old, k]
         ne = src.node_num_edges[old]
         start = dst.meta[M_EDGES]
         dst.node_edge_start[new] = start

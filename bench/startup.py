@@ -20,12 +20,12 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.runner import Figures, Skip, print_figures
+from bench.runner import SHARED, Figures, Skip, print_figures
 from tournament.controller import GtpController
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "run_engine.py"
-MODEL = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 ANSWER_TIMEOUT = 300.0
 
 

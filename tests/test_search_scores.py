@@ -11,7 +11,7 @@ from engine.engine import Engine
 from engine.evaluator import Evaluation
 from engine.search import Search, SearchLimits
 from gtp.analysis import Request, format_kata
-from tests.search_helpers import game_from_diagram
+from tests.boards import game_from_diagram
 
 EMPTY5 = ". . . . .\n" * 5
 

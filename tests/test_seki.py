@@ -9,7 +9,7 @@ from engine.seki import seki_chains
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
-from tests.boardtext import board_from_rows
+from tests.boards import board_from_diagram
 from tests.gtp_answers import ok
 
 # 7x7: the lone black stone A1 and White's six stones share their only liberties A2 and B1;
@@ -99,7 +99,7 @@ SEKI_CHAINS = {
 @pytest.mark.parametrize("diagram,expected", SEKI_CHAINS.items())
 def test_detector(diagram, expected):
     rows = diagram.split()
-    b = board_from_rows(rows)
+    b = board_from_diagram(rows)
     got = sorted(vertices(chain, len(rows)) for chain in seki_chains(b, suicide=False))
     assert got == expected
 

@@ -3,8 +3,9 @@
 Input is read by a thread into a queue, so a running analysis can be stopped by the arrival of
 the next line (a thread works on every platform, unlike select() on a pipe); a genmove is
 stopped only by GoGui's `# interrupt` line. After a genmove the engine may ponder (think on
-the opponent's time) on a background thread until the next line arrives, so pondering never
-delays an answer by more than one search batch. The loop never dies on bad input: every
+the opponent's time) on a background thread; each new line stops it, so pondering never
+delays an answer by more than one search batch, and it resumes after commands that leave the
+game unchanged. The loop never dies on bad input: every
 command line gets a framed answer, internal errors included, and the output is flushed after
 every answer and every streamed line.
 """
@@ -38,6 +39,7 @@ class GtpServer:
         self._interrupts: set[threading.Event] = set()  # set by an interrupt line
         self._ponder: threading.Thread | None = None
         self._ponder_stop = threading.Event()
+        self._ponder_game = None  # the engine's GameRecord while pondering is wanted
         self._out_lock = threading.Lock()
         self._out: BinaryIO | None = None
         self._closed = False
@@ -135,10 +137,21 @@ class GtpServer:
                     self._interrupts.discard(interrupt)
             if self.commands.quit_requested:
                 return
-            if self.commands.ponder_now:
-                self._start_pondering()
+            self._update_pondering()
 
     # ---- pondering -----------------------------------------------------------------------
+    def _update_pondering(self) -> None:
+        """Ponder after a genmove, and again after each later command that leaves the game
+        as it was (name, time_left, showboard, ...); a move or any other change ends it."""
+        engine = self.commands.engine if self._ponder_game or self.commands.ponder_now else None
+        if self.commands.ponder_now:
+            self._ponder_game = engine.record()
+        elif self._ponder_game is not None and (not engine.config.ponder
+                                                or engine.record() != self._ponder_game):
+            self._ponder_game = None
+        if self._ponder_game is not None:
+            self._start_pondering()
+
     def _start_pondering(self) -> None:
         """Search on a background thread until the next input line (or end of input)."""
         stop = threading.Event()

@@ -99,14 +99,23 @@ def test_pondered_visits_count_at_the_next_genmove():
     loop.close()
 
 
-def test_commands_during_pondering_are_answered_at_once():
+def test_commands_during_pondering_are_answered_at_once_and_pondering_goes_on():
     logs = []
-    loop = Loop(engine_with(logs, visits=50, ponder=True))
+    engine = engine_with(logs, visits=50, ponder=True)
+    loop = Loop(engine)
     loop.timed("genmove b\n")
-    for line in ("protocol_version\n", "showboard\n", "kata-get-param visits\n"):
+    seen = []
+    for line in ("protocol_version\n", "showboard\n", "kata-get-param visits\n",
+                 "time_left b 100 0\n"):
         time.sleep(0.3)
         answer, waited = loop.timed(line)
         assert answer.startswith("=") and waited < 0.2, (line, waited)
+        seen.append(engine.search.root_stats().root_visits)
+    assert seen == sorted(seen) and seen[-1] > seen[0] + 50  # resumed after each command
+    assert loop.timed("play w pass\n")[0] == "=\n"  # the game changed: no more pondering
+    visits = engine.search.root_stats().root_visits
+    time.sleep(0.3)
+    assert engine.search.root_stats().root_visits == visits
     loop.close()
 
 

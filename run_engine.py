@@ -18,9 +18,14 @@ from engine.onnx_options import PROVIDERS, is_onnx_file
 SHIPPED_MODEL = Path(__file__).resolve().parent / "weights" / "default.onnx"
 
 
+SWITCHES = ("lcb", "ponder")  # on/off flags: --name / --no-name
+
+
 def config_file_args(path: str) -> list[str]:
     """Flags from a config file: `key = value` lines (keys are the flag names without the
-    leading dashes, `#` starts a comment); `lcb = true|false` for the switch."""
+    leading dashes, as kata-set-param takes them; `#` starts a comment); `lcb = true|false`
+    for the switches."""
+    from gtp.params import parse_bool
     args = []
     for raw in Path(path).read_text().splitlines():
         line = raw.split("#", 1)[0].strip()
@@ -30,8 +35,11 @@ def config_file_args(path: str) -> list[str]:
         if not sep or not key:
             raise ValueError(f"{path}: expected 'key = value', got {raw!r}")
         key = key.replace("_", "-")
-        if key == "lcb":
-            args.append("--lcb" if value.lower() in ("1", "true", "yes") else "--no-lcb")
+        if key in SWITCHES:
+            try:
+                args.append(f"--{key}" if parse_bool(value) else f"--no-{key}")
+            except ValueError:
+                raise ValueError(f"{path}: {key} must be true or false, got {value!r}") from None
         else:
             args += [f"--{key}", value]
     return args
@@ -65,6 +73,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                     help="resign below this winrate (0 = never; default 0.05)")
     ap.add_argument("--lcb", action=argparse.BooleanOptionalAction, default=True,
                     help="choose moves by lower confidence bound (default) or by visits")
+    ap.add_argument("--ponder", action=argparse.BooleanOptionalAction, default=False,
+                    help="think on the opponent's time after genmove until the next command "
+                         "(default off)")
     ap.add_argument("--log-file", help="also write the log to this file")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -108,7 +119,7 @@ def engine_config(args: argparse.Namespace):
     return EngineConfig(search=SearchConfig.for_evaluator(args.evaluator, args.batch),
                         visits=args.visits, playouts=args.playouts, seconds=args.time,
                         seed=args.seed, resign_threshold=args.resign_threshold,
-                        use_lcb=args.lcb)
+                        use_lcb=args.lcb, ponder=args.ponder)
 
 
 def build_engine(args: argparse.Namespace):

@@ -23,6 +23,8 @@ BENCHES = [
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",
     "startup",
+    "startup:measure_cold",
+    "startup:measure_cold_network",
     "train",
 ]
 

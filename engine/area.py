@@ -147,8 +147,8 @@ def _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result):
 def calculate_area(b, result, non_pass_alive_stones, safe_big, unsafe_big, suicide):
     """KataGo's calculateArea into result (length b.shape[1]); suicide = multi-stone suicide legal."""
     result[:] = EMPTY
-    _area_for_pla(b, BLACK, safe_big, unsafe_big, suicide, result)
-    _area_for_pla(b, WHITE, safe_big, unsafe_big, suicide, result)
+    for pla in (np.int64(BLACK), np.int64(WHITE)):  # one compiled version for both colours
+        _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result)
     if non_pass_alive_stones:
         col = b[B.ROW_COLOR]
         for p in range(b.shape[1]):
@@ -187,7 +187,7 @@ def independent_life_area(b, result, keep_territories, keep_stones, suicide):
     basic = np.zeros(n, dtype=np.int64)
     calculate_area(b, basic, True, True, True, suicide)
     result[:] = EMPTY
-    seki = np.zeros(n, dtype=np.bool_)
+    seki = np.zeros(n, dtype=np.int64)  # the same types as `result`: one _fill_owned
     queue = np.empty(n, dtype=np.int64)
     for p0 in range(n):
         owner = basic[p0]
@@ -199,7 +199,7 @@ def independent_life_area(b, result, keep_territories, keep_stones, suicide):
                 touches = True
         if not touches:
             continue
-        _fill_owned(basic, p0, stride, seki, True, queue)
+        _fill_owned(basic, p0, stride, seki, np.int64(1), queue)
     count = 0
     for p0 in range(n):
         owner = basic[p0]

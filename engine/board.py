@@ -100,8 +100,11 @@ def new_board(width, height):
 
 @njit(cache=True)
 def copy_board(dst, src):
-    """Copy src into the preallocated dst of the same shape (no allocation)."""
-    dst[:, :] = src[:, :]
+    """Copy src into the preallocated dst of the same shape (no allocation). An explicit loop:
+    a slice assignment would compile numba's shape-mismatch error text (seconds at start-up)."""
+    for r in range(dst.shape[0]):
+        for p in range(dst.shape[1]):
+            dst[r, p] = src[r, p]
 
 
 @njit(cache=True)

@@ -125,6 +125,8 @@ class EngineConfig:
     temperature: float = 0.0  # self-play: sample moves with visits^(1/T) (0 = best move)
     temperature_moves: int = 30  # moves played with that temperature, then T -> 0
     report_reuse: bool = True  # log reused visits to stderr after tree reuse
+    report_moves: bool = True  # log one line per genmove: visits, speed, winrate, lead, PV
+    ponder: bool = False  # think on the opponent's time after genmove (the GTP server runs it)
     seed: int = 0  # seed of every random choice (noise, sampling, rollouts, symmetries)
 
     @property

@@ -13,6 +13,7 @@ from engine.coords import point_from_action
 from engine.game import GameState
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator, rollout_batch
+from engine.seki import seki_chains
 
 DEAD_OWNERSHIP = 0.3  # a stone is dead when the other colour owns its point at least this
 DEAD_PLAYOUTS = 256  # playouts for the ownership when the evaluator gives none
@@ -31,20 +32,24 @@ def black_ownership(game: GameState, evaluator) -> np.ndarray:
         komi = game.komi + game.rules.handicap_bonus(game.handicap)
         rollout_batch(batch.boards, batch.to_move, 1, komi, game.rules.suicide, DEAD_PLAYOUTS,
                       3 * area + 20, np.empty_like(game.board), np.zeros(area),
-                      np.zeros(1, np.float32), np.zeros(1, np.float32), own)
+                      np.zeros(1, np.float32), np.zeros(1, np.float32),
+                      np.zeros(1, np.float32), own)
     sign = 1.0 if game.to_move == BLACK else -1.0
     return sign * np.asarray(own, np.float64).reshape(-1)
 
 
 def dead_points(game: GameState, own: np.ndarray) -> list[int]:
-    """Points of the stones that `own` (black_ownership) gives to the other colour."""
+    """Points of the stones that `own` (black_ownership) gives to the other colour, never
+    stones in seki (random playouts, which fill shared liberties blindly, often see seki
+    groups captured)."""
     w, h = game.width, game.height
     col = game.board[B.ROW_COLOR]
+    in_seki = {p for chain in seki_chains(game.board, game.rules.suicide) for p in chain}
     dead = []
     for a in range(w * h):
         p = point_from_action(a, w, h)
-        if (col[p] == BLACK and own[a] <= -DEAD_OWNERSHIP) or \
-                (col[p] == WHITE and own[a] >= DEAD_OWNERSHIP):
+        if p not in in_seki and ((col[p] == BLACK and own[a] <= -DEAD_OWNERSHIP) or
+                                 (col[p] == WHITE and own[a] >= DEAD_OWNERSHIP)):
             dead.append(p)
     return dead
 

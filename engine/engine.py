@@ -14,16 +14,19 @@ from typing import Callable
 import numpy as np
 
 from engine import board as B
+from engine import precompile
 from engine.config import EngineConfig
 from engine.constants import BLACK, EMPTY, WHITE
-from engine.coords import action_from_point, neighbours, point_from_action
+from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.dead_stones import DeadStones, black_ownership
+from engine.evaluator import UniformEvaluator
 from engine.free_handicap import free_handicap_points
 from engine.game import GameState
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
 from engine.search import RootStats, Search, SearchLimits
+from engine.seki import seki_stones
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
@@ -39,6 +42,8 @@ class MoveInfo:
     lcb: float  # lower confidence bound of the winrate, may leave 0..1
     score_lead: float = 0.0  # points
     pv: list[int] = field(default_factory=list)  # principal variation, starting with `point`
+    score_mean: float | None = None  # expected final score (points), None if unknown
+    score_stdev: float | None = None  # its standard deviation over the searched lines
 
 
 @dataclass
@@ -49,6 +54,8 @@ class AnalysisSnapshot:
     root_winrate: float
     root_score_lead: float
     ownership: np.ndarray | None = None  # [W*H] row-major from the top-left, side to move's view
+    root_score_mean: float | None = None
+    root_score_stdev: float | None = None
 
 
 @dataclass(frozen=True)
@@ -255,21 +262,36 @@ class Engine:
             self.log(f"tree reuse: {reused} visits kept")
 
     def warm_up(self) -> None:
-        """Compile the numba kernels with a tiny search on a scratch copy of the position."""
+        """Compile the numba kernels with a tiny search on a scratch copy of the position.
+
+        On a cold cache a helper process compiles the evaluator's, game and tree kernels at
+        the same time (engine/precompile.py): the search kernels are compiled here meanwhile
+        with a uniform evaluator, then the helper's work comes from the cache.
+        """
+        helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
+        if helper is not None:
+            self._tiny_search(UniformEvaluator())
+            precompile.compile_game_and_tree()
+            precompile.wait_for(helper)
+        self._tiny_search(self.evaluator)
+
+    def _tiny_search(self, evaluator) -> None:
         scratch = GameState(self.game.width, self.game.height, self.game.komi, self.game.rules)
         small = replace(self.config.search, max_nodes=1000, max_edges=100_000)
-        search = Search(self.evaluator, small, self.config.seed, self.log)
+        search = Search(evaluator, small, self.config.seed, self.log)
         search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
         search.principal_variation(int(search.root_stats().actions[0]))
 
     # ---- move generation -------------------------------------------------------------------
     def genmove(self, color: int, commit: bool = True,
                 on_update: Callable[[AnalysisSnapshot], None] | None = None,
-                interval: float = 1.0, cleanup: bool = False) -> int | str:
+                interval: float = 1.0, cleanup: bool = False,
+                stop: threading.Event | None = None) -> int | str:
         """Choose a move for colour (a point, or RESIGN) and play it unless commit is False.
 
         cleanup (kgs-genmove_cleanup): while opponent stones judged dead remain, never pass;
         attack those stones (their liberties) if that is legal, else play any other move.
+        stop (GoGui's interrupt) ends the search early; the best move so far is chosen.
         """
         cfg = self.config
         started = time.monotonic()
@@ -278,19 +300,53 @@ class Engine:
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
         game = self._cleanup_view(color) if cleanup else self.game
-        self.search.run(game, color, limits, on_update=update, interval=interval,
-                        noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
-                        noise_alpha_scale=cfg.noise_alpha_scale)
+        playouts = self.search.run(game, color, limits, stop=stop, on_update=update,
+                                   interval=interval,
+                                   noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
+                                   noise_alpha_scale=cfg.noise_alpha_scale)
         stats = self.search.root_stats()
         action = self._choose(stats)
         point = point_from_action(action, self.game.width, self.game.height)
-        self.clock.record_move(color, time.monotonic() - started)
-        if self._should_resign(color, stats, action):
+        seconds = time.monotonic() - started
+        self.clock.record_move(color, seconds)
+        resign = self._should_resign(color, stats, action)
+        if cfg.report_moves:
+            self.log(self._move_report(color, stats, action, playouts, seconds, resign))
+        if resign:
             return RESIGN
         if commit:
             self.game.play(color, point)
             self._follow_move()
         return point
+
+    def _move_report(self, color: int, stats: RootStats, action: int, playouts: int,
+                     seconds: float, resign: bool) -> str:
+        """One line about a genmove: the move, visits, speed, its winrate and score lead from
+        the mover's view, and the principal variation."""
+        w, h = self.size
+        pv = [format_vertex(point_from_action(a, w, h), w, h)
+              for a in self.search.principal_variation(action)]
+        j = np.flatnonzero(stats.actions == action)
+        winrate = float((stats.value[j[0]] + 1) / 2) if len(j) else 0.5
+        lead = float(stats.score[j[0]]) if len(j) else 0.0
+        rate = playouts / seconds if seconds > 0 else 0.0
+        move = RESIGN if resign else pv[0]
+        return (f"genmove {'B' if color == BLACK else 'W'} {move}: {stats.root_visits} visits, "
+                f"{playouts} playouts, {seconds:.2f} s, {rate:.0f} visits/s, "
+                f"winrate {100 * winrate:.1f}%, lead {lead:+.1f}, pv {' '.join(pv)}")
+
+    def ponder(self, stop: threading.Event) -> int:
+        """Search the current position for the side to move until `stop` is set (thinking on
+        the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
+        if self.game.is_over():
+            return 0
+        return self.search.run(self.game, self.to_move, SearchLimits(), stop=stop)
+
+    def set_config(self, config: EngineConfig) -> None:
+        """New settings from the next search on (a new search shape starts a fresh tree)."""
+        if config.search != self.config.search:
+            self.search.set_config(config.search)
+        self.config = config
 
     def _limits(self, color: int) -> SearchLimits:
         """The search limits of a genmove now: the config's, with the clock's budget."""
@@ -359,7 +415,7 @@ class Engine:
         if color == WHITE and self.game.handicap > 0:
             min_move += cfg.resign_handicap_moves * self.game.handicap * area / 361
         return (self._low_winrate_moves[color] >= cfg.resign_consecutive
-                and len(self.game.moves) >= min_move)
+                and self.game.moves_after_handicap >= min_move)
 
     # ---- analysis ----------------------------------------------------------------------------
     def snapshot(self, color: int) -> AnalysisSnapshot:
@@ -381,9 +437,11 @@ class Engine:
                 moves.append(MoveInfo(point_from_action(a, w, h), int(stats.visits[j]),
                                       float((stats.value[j] + 1) / 2), float(stats.prior[j]),
                                       float((max(lcb[j], -2.0) + 1) / 2),
-                                      float(stats.score[j]), pv))
+                                      float(stats.score[j]), pv, float(stats.score_mean[j]),
+                                      float(stats.score_stdev[j])))
         return AnalysisSnapshot(moves, stats.root_visits, float((stats.root_value + 1) / 2),
-                                stats.root_score, self.search.ownership())
+                                stats.root_score, self.search.ownership(),
+                                stats.root_score_mean, stats.root_score_stdev)
 
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the
@@ -458,6 +516,10 @@ class Engine:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same
         position, komi and rules."""
         return self._dead.judge(self.game, self.evaluator)
+
+    def seki_stones(self) -> list[int]:
+        """Points of living stones in seki (engine/seki.py), the dead stones taken off."""
+        return seki_stones(self.game, self.dead_stones())
 
     def black_ownership(self) -> np.ndarray:
         """Ownership [W*H] from Black's view, row-major from the top-left (dead_stones.py)."""

@@ -54,15 +54,20 @@ class PositionBatch:
 class Evaluation:
     """Evaluator output for the first `count` positions of a batch, from the side to move's view.
 
-    policy     [count, W*H+1] probabilities, 0 on illegal actions, summing to 1
-    value      [count] expected outcome in [-1, 1] (win = 1)
-    score      [count] expected score lead in points
-    ownership  [count, W*H] in [-1, 1] (+1 = side to move owns it), or None
+    policy         [count, W*H+1] probabilities, 0 on illegal actions, summing to 1
+    value          [count] expected outcome in [-1, 1] (win = 1)
+    score          [count] expected score lead in points
+    ownership      [count, W*H] in [-1, 1] (+1 = side to move owns it), or None
+    score_mean     [count] expected final score (KataGo's scoreMean), or None if the
+                   evaluator does not tell it apart from the lead
+    score_mean_sq  [count] expected squared final score (mean^2 + variance), or None
     """
     policy: np.ndarray
     value: np.ndarray
     score: np.ndarray
     ownership: np.ndarray | None = None
+    score_mean: np.ndarray | None = None
+    score_mean_sq: np.ndarray | None = None
 
 
 class Evaluator(Protocol):

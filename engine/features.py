@@ -223,12 +223,13 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
         elif q != NULL_POINT:
             out[9 + k, dst_y[q], dst_x[q]] = 1.0
 
-    # Ladders: now (with working moves), one and two turns ago.
-    _ladder_plane(board, stack, buf, 14, True, opp, dst_y, dst_x, out)
+    # Ladders: now (with working moves), one and two turns ago. np.int64 / np.bool_: a literal
+    # argument would compile a separate version of the callee for each value (seconds each).
+    _ladder_plane(board, stack, buf, np.int64(14), np.bool_(True), opp, dst_y, dst_x, out)
     b1 = prev1 if included >= 1 else board
-    _ladder_plane(b1, stack, buf, 15, False, opp, dst_y, dst_x, out)
+    _ladder_plane(b1, stack, buf, np.int64(15), np.bool_(False), opp, dst_y, dst_x, out)
     b2 = prev2 if included >= 2 else b1
-    _ladder_plane(b2, stack, buf, 16, False, opp, dst_y, dst_x, out)
+    _ladder_plane(b2, stack, buf, np.int64(16), np.bool_(False), opp, dst_y, dst_x, out)
 
     # Globals.
     limit = np.float32(w * h + 20)

@@ -17,6 +17,23 @@ from engine.rules import PRESETS, Rules, score_position
 MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
 
 
+def board_with_stones(width: int, height: int, black, white) -> np.ndarray | None:
+    """A board holding exactly these stones (no ko point); None for repeated points or a
+    chain without liberties."""
+    points = list(black) + list(white)
+    if len(set(points)) != len(points) or PASS_POINT in points:
+        return None
+    board = B.new_board(width, height)
+    for color, group in ((BLACK, black), (WHITE, white)):
+        for p in group:
+            if B.play(board, p, color, False) != B.MOVE_OK:
+                return None
+    col = board[B.ROW_COLOR]
+    if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
+        return None  # a stone was captured: some chain had no liberty
+    return board
+
+
 class GameState:
     """One game: board, history, komi, rules, handicap; every change goes through here."""
 
@@ -79,17 +96,9 @@ class GameState:
         """Replace the game by a set-up position (SGF AB/AW/PL): these stones, `to_move` to play,
         no history (undo cannot remove them), the position itself the start of the superko
         history. False, changing nothing, for repeated points or a chain without liberties."""
-        points = list(black) + list(white)
-        if len(set(points)) != len(points) or PASS_POINT in points:
+        trial = board_with_stones(self.width, self.height, black, white)
+        if trial is None:
             return False
-        trial = B.new_board(self.width, self.height)
-        for color, group in ((BLACK, black), (WHITE, white)):
-            for p in group:
-                if B.play(trial, p, color, False) != B.MOVE_OK:
-                    return False
-        col = trial[B.ROW_COLOR]
-        if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
-            return False  # a stone was captured: some chain had no liberty
         self._start(trial, to_move)
         return True
 
@@ -100,15 +109,45 @@ class GameState:
 
     @property
     def handicap(self) -> int:
-        """Handicap stones: placed ones, else a leading run of >= 2 black moves with no white."""
-        if self.handicap_points:
-            return len(self.handicap_points)
-        run = 0
-        for color, point in self.moves:
-            if color != BLACK or point == PASS_POINT:
+        """Handicap stones, counted as KataGo counts them (computeNumHandicapStones).
+
+        The black stones of the starting position (handicap or set-up stones; none if it
+        holds a white stone) plus Black's non-pass moves before White's first real move,
+        where a lone white pass between them is skipped: servers and GUIs often send
+        handicap as consecutive black moves. Two white moves in a row after the black run
+        mean a set-up position, so those black moves do not count. One black stone is an
+        ordinary game (0).
+        """
+        return self._handicap_run()[0]
+
+    @property
+    def moves_after_handicap(self) -> int:
+        """Moves played since the handicap stones (handicap given as moves excluded)."""
+        return len(self.moves) - self._handicap_run()[1]
+
+    def _handicap_run(self) -> tuple[int, int]:
+        """(handicap stones, how many of the first moves placed them)."""
+        start = self._snapshots[0] if self._snapshots else self.board
+        col = start[B.ROW_COLOR]
+        if np.any(col == WHITE):
+            return 0, 0
+        extra = 0
+        used = 0
+        moves = self.moves
+        for i, (color, point) in enumerate(moves):
+            if color != BLACK:
+                if i + 1 < len(moves) and moves[i + 1][0] != BLACK:
+                    extra = 0  # a set-up position, not handicap
+                elif point == PASS_POINT:
+                    continue
                 break
-            run += 1
-        return run if run >= 2 else 0
+            if point != PASS_POINT:
+                extra += 1
+                used = i + 1
+        stones = int(np.count_nonzero(col == BLACK)) + extra
+        if stones < 2:
+            return 0, 0
+        return stones, used if extra else 0
 
     def prisoners(self, color: int) -> int:
         return int(self.board[B.ROW_HEADER, B.H_PRISONERS + color])

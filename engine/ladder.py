@@ -98,7 +98,7 @@ def _legal(b, p, color):
     """KataGo's ladder legality: empty, not the ko point (any colour), no suicide at all."""
     if b[B.ROW_COLOR, p] != EMPTY or p == b[B.ROW_HEADER, B.H_KO_POINT]:
         return False
-    return B.is_legal(b, p, color, False)
+    return B.is_legal(b, p, color, np.bool_(False))  # not a literal: see features.fill_row
 
 
 @njit(cache=True)
@@ -379,7 +379,7 @@ def ladder_captured_attacker_first(b, p, stack, buf, moves):
     if b[B.ROW_LIBS, b[B.ROW_HEAD, p]] != 2:
         return 0
     opp = 3 - col[p]
-    _libs(b, p, buf, 0, 0)
+    _libs(b, p, buf, np.int64(0), np.int64(0))  # not literals: see features.fill_row
     m0 = buf[0]
     m1 = buf[1]
     k = 0

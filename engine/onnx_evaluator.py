@@ -211,6 +211,8 @@ class NetOutputs:
     wdl: np.ndarray  # [N, 3] (win, loss, no-result) probabilities
     lead: np.ndarray  # [N] score lead in points
     ownership: np.ndarray  # [N, H*W] in [-1, 1], +1 = the side to move owns the point
+    score_mean: np.ndarray  # [N] expected final score
+    score_mean_sq: np.ndarray  # [N] expected squared final score (mean^2 + variance)
 
 
 def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
@@ -222,16 +224,19 @@ def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result:
     probs = wdl(raw["value"], allow_no_result)
     stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
     return NetOutputs(policy_probs(logits, legal), probs, stats["lead"],
-                      ownership(raw["ownership"]).reshape(probs.shape[0], -1))
+                      ownership(raw["ownership"]).reshape(probs.shape[0], -1),
+                      stats["score_mean"], stats["score_mean_sq"])
 
 
 def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
                   optimism: float = 0.0) -> Evaluation:
     """The search's Evaluation from raw outputs in board orientation: value = win - loss,
-    score = lead in points, ownership flattened; all for the side to move."""
+    score = lead in points, ownership flattened, the score mean and its second moment; all
+    for the side to move."""
     out = net_outputs(raw, legal, model, allow_no_result, optimism)
     return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
-                      out.lead.astype(np.float32), out.ownership.astype(np.float32))
+                      out.lead.astype(np.float32), out.ownership.astype(np.float32),
+                      out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32))
 
 
 class OnnxEvaluator:

@@ -61,27 +61,37 @@ def area_owner(b, out):
 
 @njit(cache=True)
 def rollout_batch(boards, to_move, count, komi, allow_suicide, playouts, max_moves, scratch,
-                  own_scratch, value, score, ownership):
-    """Average result, score and ownership of `playouts` random games per position.
+                  own_scratch, value, score, score_sq, ownership):
+    """Average result, score, squared score and ownership of `playouts` random games per
+    position.
 
-    All outputs are from the side to move's view. Uses numba's global RNG.
+    All outputs are from the side to move's view. Uses numba's global RNG. Sums are loops:
+    array arithmetic would compile numba's shape-mismatch error text (see board.copy_board).
     """
+    points = own_scratch.shape[0]
     for i in range(count):
         sign = 1.0 if to_move[i] == BLACK else -1.0
         v = 0.0
         s = 0.0
-        ownership[i, :] = 0.0
+        s2 = 0.0
+        for a in range(points):
+            ownership[i, a] = 0.0
         for _ in range(playouts):
             B.copy_board(scratch, boards[i])
             B.random_playout(scratch, to_move[i], allow_suicide, max_moves)
             area_owner(scratch, own_scratch)
-            margin = own_scratch.sum() - komi  # Black's area minus White's, minus komi
+            margin = -komi  # Black's area minus White's, minus komi
+            for a in range(points):
+                margin += own_scratch[a]
+                ownership[i, a] += sign * own_scratch[a]
             s += sign * margin
+            s2 += margin * margin
             v += sign * (1.0 if margin > 0 else (-1.0 if margin < 0 else 0.0))
-            ownership[i, :] += sign * own_scratch
         value[i] = v / playouts
         score[i] = s / playouts
-        ownership[i, :] /= playouts
+        score_sq[i] = s2 / playouts
+        for a in range(points):
+            ownership[i, a] /= playouts
 
 
 class RolloutEvaluator:
@@ -102,14 +112,15 @@ class RolloutEvaluator:
             self._own_scratch = np.zeros(a, np.float64)
         value = np.zeros(n, np.float32)
         score = np.zeros(n, np.float32)
+        score_sq = np.zeros(n, np.float32)
         own = np.zeros((n, a), np.float32)
         komi = batch.komi + batch.rules.handicap_bonus(batch.handicap_stones)
         rollout_batch(batch.boards, batch.to_move, n, komi, batch.rules.suicide,
                       self.playouts_per_leaf, 3 * a + 20, self._scratch, self._own_scratch,
-                      value, score, own)
+                      value, score, score_sq, own)
         legal = batch.legal[:n].astype(np.float32)
         policy = legal / legal.sum(axis=1, keepdims=True)
-        return Evaluation(policy, value, score, own)
+        return Evaluation(policy, value, score, own, score, score_sq)
 
 
 class MixedEvaluator:
@@ -130,4 +141,9 @@ class MixedEvaluator:
         value = (1 - lam) * np.asarray(e.value) + lam * z.value
         score = (1 - lam) * np.asarray(e.score) + lam * z.score
         own = e.ownership if e.ownership is not None else z.ownership
-        return Evaluation(e.policy, value.astype(np.float32), score.astype(np.float32), own)
+        net_mean = np.asarray(e.score if e.score_mean is None else e.score_mean)
+        net_sq = net_mean ** 2 if e.score_mean_sq is None else np.asarray(e.score_mean_sq)
+        mean = (1 - lam) * net_mean + lam * z.score_mean  # the mixture's moments
+        sq = (1 - lam) * net_sq + lam * z.score_mean_sq
+        return Evaluation(e.policy, value.astype(np.float32), score.astype(np.float32), own,
+                          mean.astype(np.float32), sq.astype(np.float32))

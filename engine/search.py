@@ -13,7 +13,7 @@ themselves (`_unpack`) and read every array by name.
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -69,7 +69,7 @@ class SearchBuffers(NamedTuple):
     cache_keys: np.ndarray  # int64 [C]
     cache_policy: np.ndarray  # float32 [C, A]
     cache_value: np.ndarray  # float32 [C]
-    cache_score: np.ndarray  # float32 [C]
+    cache_score: np.ndarray  # float32 [C, 3]: score lead, expected score and its square
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
 
@@ -178,7 +178,7 @@ def _replay(root_board, root_history, root_points, root_colors, root_color, acti
     w = root_board[B.ROW_HEADER, B.H_WIDTH]
     h = root_board[B.ROW_HEADER, B.H_HEIGHT]
     B.copy_board(board, root_board)
-    color = root_color
+    color = np.int64(root_color)  # int8 would compile a second play_unchecked
     for k in range(depth):
         if want_history:
             if k == depth - 2:
@@ -212,6 +212,8 @@ def _score_terminal(t, leaf, board, komi):
     if t.node_to_move[leaf] == BLACK:  # White made the last move
         margin = -margin
     t.node_score[leaf] = margin
+    t.node_score_stats[leaf, 0] = margin
+    t.node_score_stats[leaf, 1] = margin * margin
     t.node_value[leaf] = 1.0 if margin > 0 else (-1.0 if margin < 0 else 0.0)
     t.node_state[leaf] = T.TERMINAL
 
@@ -235,7 +237,7 @@ def select_batch(fp, ip, *arrays):
     vl = ip[IntParam.virtual_loss]
     suicide = ip[IntParam.suicide] != 0
     cache_keys = buf.cache_keys
-    n_leaves = 0
+    n_leaves = np.int64(0)  # a literal 0 compiles _replay twice (see features.fill_row)
     rows = 0
     collisions = 0
     buf.out[OUT_FULL] = 0
@@ -257,7 +259,7 @@ def select_batch(fp, ip, *arrays):
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:
-                child = T.alloc_node(t, 3 - t.node_to_move[node], 0)
+                child = T.alloc_node(t, 3 - t.node_to_move[node], np.int64(0))  # no literal
                 if child == T.NO_NODE:
                     kind = _KIND_FULL
                     break
@@ -303,14 +305,17 @@ def select_batch(fp, ip, *arrays):
                     and cache_keys[slot] == key:
                 B.legal_mask(board, tm, suicide, buf.legal[rows])
                 t.node_value[leaf] = -buf.cache_value[slot]
-                t.node_score[leaf] = -buf.cache_score[slot]
+                t.node_score[leaf] = -buf.cache_score[slot, 0]
+                t.node_score_stats[leaf, 0] = -buf.cache_score[slot, 1]
+                t.node_score_stats[leaf, 1] = buf.cache_score[slot, 2]
                 if not T.expand_node(t, leaf, buf.legal[rows], buf.cache_policy[slot]):
                     t.node_state[leaf] = T.LEAF
                 kind = KIND_STORED
             else:
                 buf.to_move[rows] = tm
                 if depth == 0:
-                    buf.legal[rows, :] = root_legal
+                    for a in range(root_legal.shape[0]):  # not a slice copy (copy_board)
+                        buf.legal[rows, a] = root_legal[a]
                 else:
                     B.legal_mask(board, tm, suicide, buf.legal[rows])
                 buf.leaf_row[i] = rows
@@ -341,9 +346,10 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
 
     policy / value / score: the evaluator's output for the batch rows (float32 [rows, A],
-    [rows], [rows]); `arrays` as in select_batch. Visits, values and scores are backed up as
-    they are (they are what reports show); selection backs up the utility (value plus score
-    utility, see score_utility).
+    [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
+    in select_batch. Visits, values and scores are backed up as they are (they are what
+    reports show); selection backs up the utility (value plus score utility, see
+    score_utility).
     """
     t, buf = _unpack(arrays)
     vl = ip[IntParam.virtual_loss]
@@ -355,7 +361,9 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
         if buf.leaf_kind[i] == KIND_EVAL:
             r = buf.leaf_row[i]
             t.node_value[leaf] = -value[r]
-            t.node_score[leaf] = -score[r]
+            t.node_score[leaf] = -score[r, 0]
+            t.node_score_stats[leaf, 0] = -score[r, 1]
+            t.node_score_stats[leaf, 1] = score[r, 2]
             if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
                 t.node_state[leaf] = T.LEAF
             if cache_keys.shape[0] > 0:
@@ -363,11 +371,15 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 slot = (key >> 3) & (cache_keys.shape[0] - 1)
                 buf.cache_used[slot] = True
                 cache_keys[slot] = key
-                buf.cache_policy[slot, :] = policy[r]
+                for a in range(policy.shape[1]):  # loops, not slice copies (see copy_board)
+                    buf.cache_policy[slot, a] = policy[r, a]
                 buf.cache_value[slot] = value[r]
-                buf.cache_score[slot] = score[r]
+                for k in range(3):
+                    buf.cache_score[slot, k] = score[r, k]
         v = np.float64(t.node_value[leaf])
         s = np.float64(t.node_score[leaf])
+        m = np.float64(t.node_score_stats[leaf, 0])
+        m2 = np.float64(t.node_score_stats[leaf, 1])
         for k in range(depth, -1, -1):
             nd = buf.path_nodes[i, k]
             # Node k's mover is the root's side to move when k is odd.
@@ -376,11 +388,14 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_value_sum[nd] += v
             t.node_value_sq[nd] += v * v
             t.node_score_sum[nd] += s
+            t.node_score_moments[nd, 0] += m
+            t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += v + score_utility(s, c, fp) + vl
             v = -v
             s = -s
+            m = -m
 
 
 @dataclass
@@ -436,6 +451,33 @@ class RootStats:
     root_visits: int
     root_value: float
     root_score: float
+    score_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))  # expected final
+    #                                   score (0 when unvisited)
+    score_stdev: np.ndarray = field(default_factory=lambda: np.zeros(0))  # its standard
+    #                                   deviation over the searched lines
+    root_score_mean: float = 0.0
+    root_score_stdev: float = 0.0
+
+
+def score_columns(ev) -> np.ndarray:
+    """(score lead, expected final score, expected squared score) per row of an Evaluation.
+
+    Evaluators without a score distribution give the lead as the expected score and its
+    square as the second moment: the spread then comes from the leaves alone.
+    """
+    lead = np.asarray(ev.score, np.float64)
+    mean = lead if ev.score_mean is None else np.asarray(ev.score_mean, np.float64)
+    sq = mean * mean if ev.score_mean_sq is None else np.asarray(ev.score_mean_sq, np.float64)
+    return np.ascontiguousarray(np.stack([lead, mean, sq], axis=1), dtype=np.float32)
+
+
+def score_mean_and_stdev(moments: np.ndarray, visits: np.ndarray):
+    """Mean and standard deviation of the final score from backed-up (score, score^2) sums,
+    in the stored (mover's) view; 0 where there are no visits."""
+    n = np.maximum(visits, 1)
+    mean = np.where(visits > 0, moments[:, 0] / n, 0.0)
+    var = np.where(visits > 0, moments[:, 1] / n - mean * mean, 0.0)
+    return mean, np.sqrt(np.maximum(var, 0.0))
 
 
 def _cache_size(n: int) -> int:
@@ -462,6 +504,15 @@ class Search:
         self._buf = None
         self._new_root_state()
 
+    def set_config(self, config: SearchConfig) -> None:
+        """New search settings: buffers are rebuilt and the tree starts fresh."""
+        if (config.max_nodes, config.max_edges) != (self.config.max_nodes, self.config.max_edges):
+            self.tree = T.new_tree(config.max_nodes, config.max_edges)
+            self._spare = None
+        self.config = config
+        self._geometry = None
+        self.reset()
+
     # ---- buffers ---------------------------------------------------------------------------
     def _ensure_buffers(self, game) -> None:
         geom = (game.width, game.height, game.komi, game.rules, game.handicap)
@@ -487,10 +538,11 @@ class Search:
             leaf_row=np.zeros(bs, np.int64),
             cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
             cache_policy=np.zeros((cs, a), np.float32), cache_value=np.zeros(cs, np.float32),
-            cache_score=np.zeros(cs, np.float32),
+            cache_score=np.zeros((cs, 3), np.float32),
             out=np.zeros(OUT_LEN, np.int64))
         self._dummy_policy = np.zeros((1, a), np.float32)
         self._dummy_value = np.zeros(1, np.float32)
+        self._dummy_score = np.zeros((1, 3), np.float32)
         self.reset()
 
     @property
@@ -657,11 +709,11 @@ class Search:
                     raise
                 policy = np.ascontiguousarray(ev.policy, dtype=np.float32)
                 value = np.ascontiguousarray(ev.value, dtype=np.float32)
-                score = np.ascontiguousarray(ev.score, dtype=np.float32)
+                score = score_columns(ev)
                 if ev.ownership is not None:
                     self._add_ownership(ev.ownership, b.to_move[:rows], color)
             else:
-                policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_value
+                policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_score
             expand_and_backup(fp, ip, n, policy, value, score, *t, *buf)
             if playouts == 0:
                 self._set_score_center(fp)
@@ -719,14 +771,18 @@ class Search:
         value = np.where(visits > 0, t.node_value_sum[children] / safe, 0.0)
         value_sq = np.where(visits > 0, t.node_value_sq[children] / safe, 0.0)
         score = np.where(visits > 0, t.node_score_sum[children] / safe, 0.0)
+        mean, stdev = score_mean_and_stdev(t.node_score_moments[children], visits)
         if self._prior_ready:
             prior = self.root_prior[actions].astype(np.float64)
         else:
             prior = t.edge_prior[s:s + ne][keep].astype(np.float64)
         rv = int(t.node_visits[root])
+        root_mean, root_stdev = score_mean_and_stdev(t.node_score_moments[root:root + 1],
+                                                     np.array([rv]))
         return RootStats(actions, visits, value, value_sq, score, prior, rv,
                          -float(t.node_value_sum[root]) / rv if rv else 0.0,
-                         -float(t.node_score_sum[root]) / rv if rv else 0.0)
+                         -float(t.node_score_sum[root]) / rv if rv else 0.0,
+                         mean, stdev, -float(root_mean[0]), float(root_stdev[0]))
 
     def principal_variation(self, action: int, max_len: int = 30) -> list[int]:
         """Actions from `action` on, following the most visited child."""

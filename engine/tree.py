@@ -6,7 +6,7 @@ of the node's side to move. A parent therefore maximises its children's Q + U di
 backup flips the sign at every ply. The root follows the same rule, so the root's winrate for
 its side to move is minus its stored mean.
 
-Nodes hold the statistics (visits, value sum, sum of squares, score sum, virtual loss) and the
+Nodes hold the statistics (visits, value sum, sum of squares, score sums, virtual loss) and the
 leaf evaluation; edges hold only (action, prior, child). An edge with child NO_NODE has never
 been visited. Within a node's slice the edges with a child come first (`attach_child` swaps a
 newly visited edge to the front), followed by the unvisited edge with the highest prior, so
@@ -65,6 +65,9 @@ class TreeArrays(NamedTuple):
     #                       side, so selection reads one cache line per child
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
+    node_score_stats: np.ndarray  # float32 [n, 2]: its own expected final score (mover's
+    #                               view) and expected squared score (for the stdev)
+    node_score_moments: np.ndarray  # float64 [n, 2]: sums of backed-up (score, score^2)
     edge_action: np.ndarray  # int32: action (pass = W*H)
     edge_prior: np.ndarray  # float32: policy prior
     edge_child: np.ndarray  # int32: child node or NO_NODE
@@ -92,6 +95,8 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
         node_sel=np.zeros((n, 2), np.float64),
         node_value=np.zeros(n, np.float32),
         node_score=np.zeros(n, np.float32),
+        node_score_stats=np.zeros((n, 2), np.float32),
+        node_score_moments=np.zeros((n, 2), np.float64),
         edge_action=np.zeros(max_edges, np.int32),
         edge_prior=np.zeros(max_edges, np.float32),
         edge_child=np.zeros(max_edges, np.int32),
@@ -133,6 +138,8 @@ def alloc_node(t, to_move, key):
     t.node_sel[n, 1] = 0.0
     t.node_value[n] = 0.0
     t.node_score[n] = 0.0
+    t.node_score_stats[n, :] = 0.0
+    t.node_score_moments[n, :] = 0.0
     return n
 
 
@@ -243,6 +250,9 @@ def copy_subtree(src, root, dst):
         dst.node_sel[new, 1] = src.node_value_sum[old]
         dst.node_value[new] = src.node_value[old]
         dst.node_score[new] = src.node_score[old]
+        for k in range(2):  # not slice copies (see board.copy_board)
+            dst.node_score_stats[new, k] = src.node_score_stats[old, k]
+            dst.node_score_moments[new, k] = src.node_score_moments[old, k]
         ne = src.node_num_edges[old]
         start = dst.meta[M_EDGES]
         dst.node_edge_start[new] = start

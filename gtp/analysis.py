@@ -168,18 +168,28 @@ def format_lz(snapshot, req: Request, width: int, height: int) -> str:
     return " ".join(segs)
 
 
+def _score_fields(mean: float | None, stdev: float | None, lead: float) -> str:
+    """scoreMean and scoreStdev (left out when the search does not know them), scoreLead."""
+    known = "" if mean is None else f"scoreMean {kata_float(mean)} "
+    known += "" if stdev is None else f"scoreStdev {kata_float(stdev)} "
+    return known + f"scoreLead {kata_float(lead)}"
+
+
 def format_kata(snapshot, req: Request, width: int, height: int) -> str:
+    """KataGo's keys in its order. No edgeVisits: a tree without transpositions sends every
+    visit of a move through its one edge, so the count would only repeat `visits`."""
     segs = []
     for order, m in enumerate(shown_moves(snapshot, req)):
-        lead = kata_float(m.score_lead)
         segs.append(f"info move {format_vertex(m.point, width, height)} visits {m.visits} "
-                    f"edgeVisits {m.visits} winrate {kata_float(m.winrate)} scoreMean {lead} "
-                    f"scoreLead {lead} prior {kata_float(m.prior)} lcb {kata_float(m.lcb)} "
+                    f"winrate {kata_float(m.winrate)} "
+                    f"{_score_fields(m.score_mean, m.score_stdev, m.score_lead)} "
+                    f"prior {kata_float(m.prior)} lcb {kata_float(m.lcb)} "
                     f"order {order} pv {_pv(m, width, height)}")
     if req.flags.get("rootInfo"):
-        lead = kata_float(snapshot.root_score_lead)
+        scores = _score_fields(snapshot.root_score_mean, snapshot.root_score_stdev,
+                               snapshot.root_score_lead)
         segs.append(f"rootInfo visits {snapshot.root_visits} winrate "
-                    f"{kata_float(snapshot.root_winrate)} scoreMean {lead} scoreLead {lead}")
+                    f"{kata_float(snapshot.root_winrate)} {scores}")
     if req.flags.get("ownership") and snapshot.ownership is not None:
         segs.append("ownership " + " ".join(kata_float(v) for v in snapshot.ownership.tolist()))
     return " ".join(segs)
@@ -206,9 +216,9 @@ class _Reporter:
             self._open = False
 
 
-def _stream(engine, req: Request, kata: bool, search) -> Stream:
+def _stream(size: tuple[int, int], req: Request, kata: bool, search) -> Stream:
     """A Stream running `search(reporter, stop)`; a line it returns is printed last."""
-    width, height = engine.size
+    width, height = size
     formatter = format_kata if kata else format_lz
 
     def run(emit, stop):
@@ -226,12 +236,16 @@ def analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-analyze`: report until stopped by the next input line."""
     def search(reporter, stop):
         engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid, allow=req.allow)
-    return _stream(engine, req, kata, search)
+    return _stream(engine.size, req, kata, search)
 
 
-def genmove_analyze_stream(engine, req: Request, kata: bool) -> Stream:
-    """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`."""
+def genmove_analyze_stream(req: Request, genmove, size: tuple[int, int], kata: bool) -> Stream:
+    """`*-genmove_analyze`: report while the move is searched, play it, print `play <v>`.
+
+    `genmove(color, on_update=..., interval=...)` plays the move; new input lines do not stop
+    it (as in KataGo), only what stops a genmove does.
+    """
     def search(reporter, stop):
-        move = engine.genmove(req.color, commit=True, on_update=reporter, interval=req.interval)
-        return "play " + (move if isinstance(move, str) else format_vertex(move, *engine.size))
-    return _stream(engine, req, kata, search)
+        move = genmove(req.color, on_update=reporter, interval=req.interval)
+        return "play " + (move if isinstance(move, str) else format_vertex(move, *size))
+    return _stream(size, req, kata, search)

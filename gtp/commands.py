@@ -3,21 +3,22 @@
 `list_commands` and `known_command` read the registry, so they list exactly what exists here.
 A method gets the argument words and returns the answer text, or an analysis.Stream for the
 streaming commands, or raises GtpError with the failure text. Failure texts (gtp/protocol.py):
-the spec's wording (`syntax error` for malformed arguments, `illegal move`, `cannot undo`, ...)
-and GNU Go's `invalid color or coordinate` for a colour or vertex that does not parse. A command
-that fails changes nothing.
+the spec's wording: `syntax error` for malformed arguments (a missing argument, a colour or
+vertex that does not parse or is off the board), `illegal move` for a well-formed move the rules
+forbid, `cannot undo`, ... A command that fails changes nothing.
 """
 
 import logging
+import threading
 import time
 
 from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
 from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
 from engine.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.timecontrol import TimeSettings
-from gtp import analysis, gogui
+from gtp import analysis, gogui, params
 from gtp.sgf_game import game_sgf, replay_sgf
-from gtp.protocol import (BAD_COLOR_OR_VERTEX, BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
+from gtp.protocol import (BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
                           CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
                           INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
                           UNKNOWN_RULES, GtpError, color_name, format_float, parse_color,
@@ -64,6 +65,8 @@ class Commands:
     def __init__(self, loader):
         self.loader = loader
         self.quit_requested = False
+        self.interrupt = threading.Event()  # set by GoGui's `# interrupt` during a command
+        self.ponder_now = False  # set by a command after which the engine should ponder
         self.registry = {}
         self._network_only = set()
         for attr in dir(type(self)):
@@ -88,8 +91,13 @@ class Commands:
         network = self.loader.has_network()
         return set(self.registry) - (set() if network else self._network_only)
 
-    def execute(self, name: str, args: list[str]):
-        """Answer text or analysis.Stream; GtpError on failure."""
+    def execute(self, name: str, args: list[str], interrupt: threading.Event | None = None):
+        """Answer text or analysis.Stream; GtpError on failure.
+
+        `interrupt` ends a running genmove search early (GoGui's `# interrupt` line).
+        """
+        self.ponder_now = False
+        self.interrupt = interrupt if interrupt is not None else threading.Event()
         fn = self.registry.get(name)
         if fn is None:
             raise GtpError(UNKNOWN_COMMAND)
@@ -97,18 +105,25 @@ class Commands:
             raise GtpError(f"{name} {NEEDS_NETWORK}")
         return fn(args)
 
+    def _genmove(self, color: int, **kwargs):
+        """engine.genmove, stoppable by an interrupt; the engine ponders afterwards if it
+        is configured to."""
+        move = self.engine.genmove(color, stop=self.interrupt, **kwargs)
+        self.ponder_now = self.engine.config.ponder and kwargs.get("commit", True)
+        return move
+
     # ---- argument helpers ----------------------------------------------------------------
     def _color(self, text: str) -> int:
         color = parse_color(text)
         if color is None:
-            raise GtpError(BAD_COLOR_OR_VERTEX)
+            raise GtpError(SYNTAX_ERROR)
         return color
 
     def _vertex(self, text: str) -> int:
         w, h = self.engine.size
         point = parse_vertex(text, w, h)
         if point is None:
-            raise GtpError(BAD_COLOR_OR_VERTEX)
+            raise GtpError(SYNTAX_ERROR)
         return point
 
     def _fmt(self, point) -> str:
@@ -225,7 +240,7 @@ class Commands:
     def cmd_genmove(self, args):
         _nargs(args, 1)
         color = self._color(args[0])
-        return self._fmt(self.engine.genmove(color))
+        return self._fmt(self._genmove(color))
 
     @command("kgs-genmove_cleanup")
     def cmd_kgs_genmove_cleanup(self, args):
@@ -233,14 +248,14 @@ class Commands:
         after a dead-stone dispute under area rules); it may still resign."""
         _nargs(args, 1)
         color = self._color(args[0])
-        return self._fmt(self.engine.genmove(color, cleanup=True))
+        return self._fmt(self._genmove(color, cleanup=True))
 
     @command("reg_genmove")
     def cmd_reg_genmove(self, args):
         """The move genmove would choose, without playing it."""
         _nargs(args, 1)
         color = self._color(args[0])
-        return self._fmt(self.engine.genmove(color, commit=False))
+        return self._fmt(self._genmove(color, commit=False))
 
     @command("undo")
     def cmd_undo(self, args):
@@ -294,17 +309,17 @@ class Commands:
 
     @command("final_status_list")
     def cmd_final_status_list(self, args):
-        """Stones by status, one chain per line."""
+        """Stones by status (alive, seki or dead; each stone has one), one chain per line."""
         _nargs(args, 1)
         status = args[0].lower()
         if status not in ("alive", "dead", "seki"):
             raise GtpError(INVALID_STATUS)
         e = self.engine
-        dead = set(e.dead_stones())
-        if status == "seki":
-            chosen = []
+        dead, seki = set(e.dead_stones()), set(e.seki_stones())
+        if status == "alive":
+            chosen = sorted(p for p in e.stones() if p not in dead and p not in seki)
         else:
-            chosen = sorted(p for p in e.stones() if (p in dead) == (status == "dead"))
+            chosen = sorted(dead if status == "dead" else seki)
         chains: dict[int, list[int]] = {}
         for p in chosen:
             chains.setdefault(e.chain_of(p), []).append(p)
@@ -388,6 +403,36 @@ class Commands:
         e = self.engine
         moves = e.think(color).moves
         return gogui.variation(moves[0].pv if moves else [], color, *e.size)
+
+    @command("gogui-interrupt")
+    def cmd_gogui_interrupt(self, args):
+        """Tells GoGui that a `# interrupt` line is understood: it ends a running genmove
+        search (the best move so far is played) or analysis."""
+        _nargs(args, 0)
+        return ""
+
+    # ---- settings ------------------------------------------------------------------------
+    @command("kata-get-param")
+    def cmd_kata_get_param(self, args):
+        """NAME: a setting's value (names as the command-line flags; see gtp/params.py)."""
+        _nargs(args, 1)
+        return params.get(self.engine.config, args[0])
+
+    @command("kata-set-param")
+    def cmd_kata_set_param(self, args):
+        """NAME VALUE: change a setting from the next search on."""
+        _nargs(args, 2)
+        self.engine.set_config(params.set_value(self.engine.config, *args))
+        return ""
+
+    @command("dosaku-param")
+    def cmd_dosaku_param(self, args):
+        """GoGui's param command: without arguments every setting as `[type] key value`
+        lines, with `KEY VALUE` a change."""
+        _nargs(args, 0, 2)
+        if not args:
+            return params.gogui_lines(self.engine.config)
+        return self.cmd_kata_set_param(args)
 
     @command("cputime")
     def cmd_cputime(self, args):
@@ -552,13 +597,13 @@ class Commands:
 
     @command("lz-genmove_analyze")
     def cmd_lz_genmove_analyze(self, args):
-        return analysis.genmove_analyze_stream(self.engine, self._request(args, False),
-                                               kata=False)
+        return analysis.genmove_analyze_stream(self._request(args, False), self._genmove,
+                                               self.engine.size, kata=False)
 
     @command("kata-genmove_analyze")
     def cmd_kata_genmove_analyze(self, args):
-        return analysis.genmove_analyze_stream(self.engine, self._request(args, True),
-                                               kata=True)
+        return analysis.genmove_analyze_stream(self._request(args, True), self._genmove,
+                                               self.engine.size, kata=True)
 
 
 # ---- helpers with no GTP state -------------------------------------------------------------

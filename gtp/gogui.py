@@ -22,6 +22,7 @@ ANALYZE_COMMANDS = (
     "var/Principal Variation/dosaku-pv %m",
     "plist/Dead Stones/final_status_list dead",
     "string/Final Score/final_score",
+    "param/Parameters/dosaku-param",
 )
 TERRITORY = 0.5  # |ownership| from which a point counts as one side's on the territory board
 

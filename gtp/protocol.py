@@ -17,7 +17,6 @@ _ID = re.compile(r"[0-9]+")
 # Failure texts. Spec strings where the spec has one; GNU Go 3.8's wording otherwise.
 UNKNOWN_COMMAND = "unknown command"
 SYNTAX_ERROR = "syntax error"
-BAD_COLOR_OR_VERTEX = "invalid color or coordinate"
 ILLEGAL_MOVE = "illegal move"
 CANNOT_UNDO = "cannot undo"
 UNACCEPTABLE_SIZE = "unacceptable size"

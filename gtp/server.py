@@ -1,9 +1,13 @@
 """The GTP server: `handle_line` answers one line; `serve` runs the stdin/stdout loop.
 
 Input is read by a thread into a queue, so a running analysis can be stopped by the arrival of
-the next line (a thread works on every platform, unlike select() on a pipe). The loop never
-dies on bad input: every command line gets a framed answer, internal errors included, and the
-output is flushed after every answer and every streamed line.
+the next line (a thread works on every platform, unlike select() on a pipe); a genmove is
+stopped only by GoGui's `# interrupt` line. After a genmove the engine may ponder (think on
+the opponent's time) on a background thread; each new line stops it, so pondering never
+delays an answer by more than one search batch, and it resumes after commands that leave the
+game unchanged. The loop never dies on bad input: every
+command line gets a framed answer, internal errors included, and the output is flushed after
+every answer and every streamed line.
 """
 
 import logging
@@ -16,6 +20,12 @@ from gtp.protocol import GtpError, failure, header, parse, stream_line, success
 
 log = logging.getLogger(__name__)
 
+INTERRUPT = "# interrupt"  # GoGui's line asking to end the running command early
+
+
+def is_interrupt(line: str) -> bool:
+    return line.strip().lower() == INTERRUPT
+
 
 class GtpServer:
     """Dispatches command lines to a Commands object and frames the answers."""
@@ -25,18 +35,24 @@ class GtpServer:
         self._cond = threading.Condition()
         self._pending: deque[str] = deque()
         self._eof = False
-        self._stops: set[threading.Event] = set()
+        self._stops: set[threading.Event] = set()  # set by any new line
+        self._interrupts: set[threading.Event] = set()  # set by an interrupt line
+        self._ponder: threading.Thread | None = None
+        self._ponder_stop = threading.Event()
+        self._ponder_game = None  # the engine's GameRecord while pondering is wanted
         self._out_lock = threading.Lock()
         self._out: BinaryIO | None = None
         self._closed = False
 
     # ---- one line ------------------------------------------------------------------------
     def handle_line(self, line: str, write: Callable[[str], None] | None = None,
-                    stop: threading.Event | None = None) -> str:
+                    stop: threading.Event | None = None,
+                    interrupt: threading.Event | None = None) -> str:
         """The full answer to one raw input line ("" for a line the protocol ignores).
 
         `write` receives the answer in pieces as they are ready (streaming commands); `stop`
-        ends a streaming analysis; without it an analysis reports once and ends.
+        ends a streaming analysis; without it an analysis reports once and ends. `interrupt`
+        ends a genmove search early.
         """
         parts: list[str] = []
         lock = threading.Lock()
@@ -56,7 +72,7 @@ class GtpServer:
         if cmd is None:
             return ""
         try:
-            result = self.commands.execute(cmd.name, cmd.args)
+            result = self.commands.execute(cmd.name, cmd.args, interrupt)
         except GtpError as exc:
             out(failure(cmd.id, str(exc)))
         except Exception as exc:
@@ -92,6 +108,12 @@ class GtpServer:
         self._out = outfile
         threading.Thread(target=self._read, args=(infile,), name="gtp-reader",
                          daemon=True).start()
+        try:
+            self._loop()
+        finally:
+            self._stop_pondering()
+
+    def _loop(self) -> None:
         while not self._closed:
             with self._cond:
                 while not self._pending and not self._eof:
@@ -99,17 +121,64 @@ class GtpServer:
                 if not self._pending:
                     return
                 line = self._pending.popleft()
-                stop = threading.Event()
+                stop, interrupt = threading.Event(), threading.Event()
                 if self._pending or self._eof:
                     stop.set()
+                if any(is_interrupt(later) for later in self._pending):
+                    interrupt.set()
                 self._stops.add(stop)
+                self._interrupts.add(interrupt)
+            self._stop_pondering()
             try:
-                self.handle_line(line, write=self._write, stop=stop)
+                self.handle_line(line, write=self._write, stop=stop, interrupt=interrupt)
             finally:
                 with self._cond:
                     self._stops.discard(stop)
+                    self._interrupts.discard(interrupt)
             if self.commands.quit_requested:
                 return
+            self._update_pondering()
+
+    # ---- pondering -----------------------------------------------------------------------
+    def _update_pondering(self) -> None:
+        """Ponder after a genmove, and again after each later command that leaves the game
+        as it was (name, time_left, showboard, ...); a move or any other change ends it."""
+        engine = self.commands.engine if self._ponder_game or self.commands.ponder_now else None
+        if self.commands.ponder_now:
+            self._ponder_game = engine.record()
+        elif self._ponder_game is not None and (not engine.config.ponder
+                                                or engine.record() != self._ponder_game):
+            self._ponder_game = None
+        if self._ponder_game is not None:
+            self._start_pondering()
+
+    def _start_pondering(self) -> None:
+        """Search on a background thread until the next input line (or end of input)."""
+        stop = threading.Event()
+        with self._cond:
+            if self._pending or self._eof:
+                return
+            self._stops.add(stop)
+        engine = self.commands.engine
+
+        def ponder():
+            try:
+                engine.ponder(stop)
+            except Exception:
+                log.exception("pondering failed")
+        self._ponder_stop = stop
+        self._ponder = threading.Thread(target=ponder, name="gtp-ponder", daemon=True)
+        self._ponder.start()
+
+    def _stop_pondering(self) -> None:
+        """End pondering before the engine is touched again (within one search batch)."""
+        if self._ponder is None:
+            return
+        self._ponder_stop.set()
+        self._ponder.join()
+        self._ponder = None
+        with self._cond:
+            self._stops.discard(self._ponder_stop)
 
     def _read(self, infile: BinaryIO) -> None:
         """Reader thread: queue every input line and stop any running analysis."""
@@ -118,7 +187,7 @@ class GtpServer:
                 line = raw.decode("utf-8", errors="replace")
                 with self._cond:
                     self._pending.append(line)
-                    for ev in self._stops:
+                    for ev in self._stops | (self._interrupts if is_interrupt(line) else set()):
                         ev.set()
                     self._cond.notify()
         except (OSError, ValueError):

@@ -5,8 +5,10 @@ the runner's behaviour, not timings.
 """
 
 import json
+import os
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -111,7 +113,8 @@ def test_cli_selects_entries_and_reports_errors(tmp_path, monkeypatch):
     monkeypatch.setattr("bench.__main__.run_all",
                         lambda *args: ran.append(args) or [])
     assert bench_main(["--only", "search", "startup", "--repeat", "2", "--out", "o"]) == 0
-    assert ran == [(["search:measure_uniform", "search:measure_onnx", "startup"], 2, False, "o")]
+    assert ran == [(["search:measure_uniform", "search:measure_onnx", "startup",
+                     "startup:measure_cold", "startup:measure_cold_network"], 2, False, "o")]
     with pytest.raises(SystemExit):
         bench_main(["--only", "nonexistent"])
     with pytest.raises(SystemExit):
@@ -124,6 +127,18 @@ def test_startup_answers_in_order_or_skips(fake_engine, tmp_path, monkeypatch):
     times = [figs[k][0] for k in ("to protocol_version answer", "to list_commands answer",
                                   "to first genmove answer (9x9)")]
     assert 0 < times[0] <= times[1] <= times[2] and {u for _, u in figs.values()} == {"s"}
+    assert figs["engine CPU time, launch to quit after that genmove"][0] >= 0
     monkeypatch.setattr(bench.startup, "ENGINE", tmp_path / "run_engine.py")
     with pytest.raises(Skip, match="run_engine.py not found"):
         bench.startup.measure(True)
+
+
+def test_cold_start_launches_with_empty_caches(monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/somewhere/warm")
+    seen = []
+    monkeypatch.setattr(bench.startup, "_launch",
+                        lambda command: seen.append(dict(os.environ)) or {"t": (1.0, "s")})
+    assert bench.startup.measure_cold(False, "engine") == {"t, cold cache": (1.0, "s")}
+    cache = Path(seen[0]["NUMBA_CACHE_DIR"])
+    assert cache.parent == Path(seen[0]["HOME"]) and not cache.parent.exists()  # removed after
+    assert os.environ["NUMBA_CACHE_DIR"] == "/somewhere/warm"

@@ -89,6 +89,29 @@ def test_handicap_delays_white_resignation():
     assert e2.genmove(WHITE) == RESIGN
 
 
+@pytest.mark.parametrize("given_as", ["placed stones", "black moves"])
+def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
+    cfg = EngineConfig(search=FAST.search, playouts=50, seconds=0, resign_threshold=0.1,
+                       resign_consecutive=1, resign_min_move=72,  # 72 * 25/361 = 5 on 5x5
+                       resign_handicap_moves=0, report_reuse=False)
+    e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=BLACK), config=cfg)
+    stones = [vertex(e.game, "B2"), vertex(e.game, "D4")]
+    if given_as == "placed stones":
+        assert e.place_handicap(stones)
+    else:
+        for p in stones:
+            assert e.play(BLACK, p) == B.MOVE_OK
+    results = []
+    for _ in range(3):
+        mask = e.game.legal_mask(WHITE)
+        assert e.play(WHITE, B.point_of_action(e.game.board, int(np.flatnonzero(mask[:-1])[0]))) \
+            == B.MOVE_OK
+        results.append(e.genmove(BLACK) == RESIGN)
+    assert e.game.handicap == 2
+    # Black's moves 2 and 4 after the handicap are too early, move 6 may resign
+    assert results == [False, False, True]
+
+
 def test_lcb_prefers_the_reliable_move():
     e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
     from engine.search import RootStats

@@ -22,10 +22,12 @@ def pt(v: str) -> int:
 
 
 SNAP = AnalysisSnapshot(
-    moves=[MoveInfo(pt("D4"), 836, 0.46567, 0.08399, 0.46401, 1.25, [pt("D4"), pt("Q16")]),
-           MoveInfo(pt("Q16"), 12, 1.0, 0.5, -0.2, -3.0, []),
+    moves=[MoveInfo(pt("D4"), 836, 0.46567, 0.08399, 0.46401, 1.25, [pt("D4"), pt("Q16")],
+                    score_mean=1.5, score_stdev=11.25),
+           MoveInfo(pt("Q16"), 12, 1.0, 0.5, -0.2, -3.0, [], score_mean=-2.0, score_stdev=0.0),
            MoveInfo(pt("C3"), 0, 0.5, 0.01, 0.5)],
-    root_visits=848, root_winrate=0.47, root_score_lead=1.0)
+    root_visits=848, root_winrate=0.47, root_score_lead=1.0, root_score_mean=1.25,
+    root_score_stdev=12.0)
 
 
 def test_lz_format_integers_truncated_and_clamped():
@@ -38,13 +40,22 @@ def test_kata_format_floats_always_have_a_point_and_pv_is_last():
     line = format_kata(SNAP, Request(flags={"rootInfo": True}), 19, 19)
     segs = line.split("info ")[1:]
     assert len(segs) == 2
-    assert segs[0].strip() == ("move D4 visits 836 edgeVisits 836 winrate 0.46567 scoreMean 1.25 "
-                               "scoreLead 1.25 prior 0.08399 lcb 0.46401 order 0 pv D4 Q16")
-    assert segs[1].startswith("move Q16 visits 12 edgeVisits 12 winrate 1.0 scoreMean -3.0 "
+    assert segs[0].strip() == ("move D4 visits 836 winrate 0.46567 scoreMean 1.5 "
+                               "scoreStdev 11.25 scoreLead 1.25 prior 0.08399 lcb 0.46401 "
+                               "order 0 pv D4 Q16")
+    assert segs[1].startswith("move Q16 visits 12 winrate 1.0 scoreMean -2.0 scoreStdev 0.0 "
                               "scoreLead -3.0 prior 0.5 lcb -0.2 order 1 pv Q16 rootInfo ")
-    assert line.endswith("rootInfo visits 848 winrate 0.47 scoreMean 1.0 scoreLead 1.0")
+    assert line.endswith("rootInfo visits 848 winrate 0.47 scoreMean 1.25 scoreStdev 12.0 "
+                         "scoreLead 1.0")
     numbers = re.findall(r"(?:winrate|prior|lcb|score\w+) (\S+)", line)
     assert numbers and all("." in n for n in numbers)
+
+
+def test_kata_leaves_out_scores_it_does_not_know():
+    snap = AnalysisSnapshot([MoveInfo(pt("D4"), 5, 0.5, 0.2, 0.4, -0.5, [pt("D4")])], 5, 0.5, 0.5)
+    line = format_kata(snap, Request(flags={"rootInfo": True}), 19, 19)
+    assert line == ("info move D4 visits 5 winrate 0.5 scoreLead -0.5 prior 0.2 lcb 0.4 order 0 "
+                    "pv D4 rootInfo visits 5 winrate 0.5 scoreLead 0.5")
 
 
 def test_kata_ownership():
@@ -97,7 +108,7 @@ class ScriptedEngine(Engine):
             if stop.wait(interval):
                 return
 
-    def genmove(self, color, commit=True, on_update=None, interval=1.0):
+    def genmove(self, color, commit=True, on_update=None, interval=1.0, stop=None):
         for n in range(1, 4):
             if on_update is not None:
                 on_update(AnalysisSnapshot([MoveInfo(pt("Q16"), n, 0.6, 0.3, 0.55)], n, 0.6, 0.0))
@@ -154,7 +165,7 @@ def test_bare_newline_stops_kata_analyze(loop):
     send("kata-analyze w 1 rootInfo true\n")
     assert readline() == "=\n"
     first = readline()
-    assert first.startswith("info move D4 visits 1 edgeVisits 1 winrate 0.5 ")
+    assert first.startswith("info move D4 visits 1 winrate 0.5 scoreLead 0.0 ")
     assert " pv D4 rootInfo visits 1 winrate 0.5" in first
     send("\n")
     while readline() != "\n":

@@ -20,7 +20,8 @@ place_free_handicap set_free_handicap loadsgf printsgf reg_genmove time_settings
 kgs-time_settings kgs-rules kata-get-rules kata-set-rules clear_cache cputime lz-analyze
 kata-analyze lz-genmove_analyze kata-genmove_analyze kata-time_settings kata-list_time_settings
 kgs-genmove_cleanup kgs-game_over kgs-chat gogui-analyze_commands dosaku-policy dosaku-ownership
-dosaku-visits dosaku-pv dosaku-gfx dosaku-territory dosaku-winrates
+dosaku-visits dosaku-pv dosaku-gfx dosaku-territory dosaku-winrates gogui-interrupt
+kata-get-param kata-set-param dosaku-param
 """.split())
 
 
@@ -59,7 +60,7 @@ def test_list_commands_is_exactly_the_implemented_set(srv):
         assert ok(srv, f"known_command {name}") == "true"
         if name != "quit":  # every listed command is wired to something that answers
             assert srv.handle_line(f"{name} !bad! !args! x y z").endswith("\n\n")
-    for name in ("foo", "analyze", "genmove_analyze", "gogui-interrupt", "PLAY"):
+    for name in ("foo", "analyze", "genmove_analyze", "gogui-sigint", "PLAY"):
         assert ok(srv, f"known_command {name}") == "false"
     assert fail(srv, "known_command") == "syntax error"
 
@@ -116,9 +117,8 @@ def test_play_coordinates(srv):
     assert rows[0] == "........X" and rows[8] == "O........"
     for bad in ("play b i5", "play b k1", "play b a10", "play b a0", "play x a1", "play b zz",
                 "play b", "play"):
-        msg = fail(srv, bad)
-        assert msg in ("invalid color or coordinate", "syntax error"), bad
-    assert fail(srv, "play b a1") == "illegal move"  # occupied
+        assert fail(srv, bad) == "syntax error", bad  # malformed: GTP v2 spec wording
+    assert fail(srv, "play b a1") == "illegal move"  # well-formed but occupied
     assert board_rows(srv) == rows
 
 
@@ -211,8 +211,27 @@ def test_genmove_plays_a_legal_move_and_reg_genmove_does_not(srv):
     assert re.fullmatch(r"[A-HJ][1-9]", v)
     col, row = "ABCDEFGHJ".index(v[0]), int(v[1:])
     assert board_rows(srv)[9 - row][col] == "O"
-    assert fail(srv, "genmove x") == "invalid color or coordinate"
+    assert fail(srv, "genmove x") == "syntax error"
     assert fail(srv, "genmove") == "syntax error"
+
+
+def test_malformed_colour_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
+    """GTP v2: malformed arguments answer `syntax error`; `illegal move` only for a
+    well-formed move the rules forbid."""
+    srv.handle_line("play b e5")
+    before = state(srv)
+    transcript = [
+        ("1 play x D4", "?1 syntax error"), ("2 play b", "?2 syntax error"),
+        ("3 play b Z9", "?3 syntax error"), ("4 play b K5", "?4 syntax error"),
+        ("5 play b resign", "?5 syntax error"), ("6 play", "?6 syntax error"),
+        ("7 play b e5", "?7 illegal move"), ("8 genmove x", "?8 syntax error"),
+        ("9 reg_genmove purple", "?9 syntax error"), ("10 kgs-genmove_cleanup 1", "?10 syntax error"),
+        ("11 time_left x 10 0", "?11 syntax error"), ("12 dosaku-policy y", "?12 syntax error"),
+        ("13 dosaku-visits x", "?13 syntax error"), ("14 dosaku-pv b4", "?14 syntax error"),
+    ]
+    for line, answer in transcript:
+        assert srv.handle_line(line) == answer + "\n\n", line
+    assert state(srv) == before
 
 
 # ---- handicap --------------------------------------------------------------------------------
@@ -350,7 +369,7 @@ def test_kgs_time_settings(srv):
                 "kgs-time_settings byoyomi 600 30", "kgs-time_settings absolute -5",
                 "time_settings 1 2", "time_settings a b c", "time_settings -1 0 0",
                 "time_left b x 0", "time_left q 10 0"):
-        assert fail(srv, bad) in ("syntax error", "invalid color or coordinate"), bad
+        assert fail(srv, bad) == "syntax error", bad
     assert engine.time.main_time < 0
 
 

@@ -100,7 +100,7 @@ def test_cleanup_arguments():
     srv = server(rollout_engine())
     assert fail(srv, "kgs-genmove_cleanup") == "syntax error"
     assert fail(srv, "kgs-genmove_cleanup b w") == "syntax error"
-    assert fail(srv, "kgs-genmove_cleanup x") == "invalid color or coordinate"
+    assert fail(srv, "kgs-genmove_cleanup x") == "syntax error"
 
 
 # ---- kgs-game_over, kgs-chat -----------------------------------------------------------------
@@ -161,7 +161,7 @@ def test_policy_board_layout_and_colour():
     assert np.allclose(grid.reshape(-1), expected, atol=6e-4)
     dboard(ok(srv, "dosaku-policy"), 5)
     assert net.to_move[-1] == BLACK  # the colour to move by default
-    assert fail(srv, "dosaku-policy x") == "invalid color or coordinate"
+    assert fail(srv, "dosaku-policy x") == "syntax error"
     assert fail(srv, "dosaku-policy b w") == "syntax error"
 
 
@@ -229,7 +229,7 @@ def test_time_left_is_clamped_and_a_late_clock_still_moves_fast():
 
 def test_resign_is_not_a_vertex_for_play():
     srv = server(rollout_engine())
-    assert fail(srv, "play b resign") == "invalid color or coordinate"
+    assert fail(srv, "play b resign") == "syntax error"
     assert fail(srv, "play resign") == "syntax error"
     assert fail(srv, "boardsize 26") == "unacceptable size"
     assert ok(srv, "printsgf").count(";") == 1  # nothing was played

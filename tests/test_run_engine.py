@@ -65,7 +65,7 @@ def test_transcript():
         ("", None),  # empty lines get no answer
         ("# a comment line", None),
         ("play w c3", "? illegal move"),
-        ("3 play b zz", "?3 invalid color or coordinate"),
+        ("3 play b zz", "?3 syntax error"),
         ("undo", "="),
         ("undo", "? cannot undo"),
         ("boardsize 30", "? unacceptable size"),

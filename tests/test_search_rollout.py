@@ -34,6 +34,8 @@ def test_settled_position_scores_exactly():
     ev = RolloutEvaluator(playouts_per_leaf=3).evaluate(_batch(g, [BLACK, WHITE]))
     assert ev.value.tolist() == [-1.0, 1.0]
     assert ev.score.tolist() == pytest.approx([-5.5, 5.5])
+    assert ev.score_mean.tolist() == pytest.approx([-5.5, 5.5])  # every game ends the same
+    assert ev.score_mean_sq.tolist() == pytest.approx([30.25, 30.25])
     expected = np.array([[1 if c == "X" or (c == "." and x < 2) else -1
                           for x, c in enumerate(row.split())]
                          for row in SETTLED.strip().splitlines()], np.float32).reshape(-1)
@@ -67,3 +69,14 @@ def test_mixed_value_is_the_lambda_blend():
     assert ev.value[0] == pytest.approx(0.75 * 0.5 + 0.25 * -1.0)
     assert ev.score[0] == pytest.approx(0.75 * 4.0 + 0.25 * -5.5)
     assert ev.ownership is not None  # the rollouts' when the net has none
+    # the mixture's moments: the net's point mass at 4 and the rollouts' at -5.5
+    assert ev.score_mean[0] == pytest.approx(0.75 * 4.0 + 0.25 * -5.5)
+    assert ev.score_mean_sq[0] == pytest.approx(0.75 * 16.0 + 0.25 * 30.25)
+
+
+def test_rollout_score_spread_on_an_open_board():
+    g = game_from_diagram(". . . . .\n" * 5, BLACK, komi=0.5)
+    ev = RolloutEvaluator(playouts_per_leaf=200).evaluate(_batch(g, [BLACK]))
+    assert ev.score_mean[0] == pytest.approx(ev.score[0])
+    # random games on an empty 5x5 end anywhere from a big loss to a big win
+    assert ev.score_mean_sq[0] - ev.score_mean[0] ** 2 > 25.0

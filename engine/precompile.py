@@ -1,0 +1,100 @@
+"""A cold start in two processes: numba kernels compiled beside the engine's own warm-up.
+
+numba compiles a kernel, with everything it calls, on its first call and keeps the machine
+code in its on-disk cache, which processes share: what one process has stored, another loads
+instead of compiling. On an empty cache (a new install or new engine sources) the engine starts
+`python -m engine.precompile KIND` and compiles the search kernels itself meanwhile; the helper
+compiles the leaf evaluator's kernels (KIND: `rollout`, or a network feature set such as
+`katago-v7`), then the game and tree kernels a genmove needs around the search; the engine,
+after the search kernels, loads those or compiles them itself if the helper is still busy
+with a network's features, then waits for the helper. Without a second core, or with a warm
+cache, there is no helper.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from engine.positions import batch_row_from_game
+
+HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
+
+
+def evaluator_kind(evaluator) -> str | None:
+    """`rollout`, the network's feature set, or None (nothing to compile for it)."""
+    from engine.rollout import RolloutEvaluator
+    if isinstance(evaluator, RolloutEvaluator):
+        return "rollout"
+    return getattr(getattr(evaluator, "model", None), "feature_set", None)
+
+
+def cache_is_cold() -> bool:
+    """Whether numba's cache lacks the search kernel (its files are named after the function;
+    small kernels may be there already: constructing an Engine compiles one)."""
+    folder = Path(os.environ.get("NUMBA_CACHE_DIR") or ".")
+    return not any(folder.rglob("search.select_batch-*.nbi"))
+
+
+def start_helper(kind: str | None) -> subprocess.Popen | None:
+    """The helper process on a cold cache with a spare core, else None."""
+    if (os.cpu_count() or 1) < 2 or not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
+        return None
+    args = [sys.executable, "-m", "engine.precompile"] + ([kind] if kind else [])
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def wait_for(helper: subprocess.Popen) -> None:
+    """Let the helper finish (whatever it did not store, the engine compiles itself)."""
+    try:
+        helper.wait(HELPER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        helper.kill()
+
+
+def compile_evaluator(kind: str | None) -> None:
+    """Compile the kernels of a leaf evaluator kind (playouts or network input features)."""
+    from engine.evaluator import PositionBatch
+    if kind is None:
+        return
+    batch = PositionBatch(2, 9, 9, 7.5, _scratch_game().rules)
+    batch_row_from_game(batch, 0, _scratch_game())
+    batch.count = 1
+    if kind == "rollout":
+        from engine.rollout import RolloutEvaluator
+        RolloutEvaluator().evaluate(batch)
+        return
+    from engine.features import fill_features
+    from engine.onnx_evaluator import KNOWN_FEATURE_SETS
+    planes, globals_ = KNOWN_FEATURE_SETS[kind]
+    fill_features(batch, np.zeros((2, planes, 9, 9), np.float32),
+                  np.zeros((2, globals_), np.float32), np.zeros(1, np.int64))
+
+
+def compile_game_and_tree() -> None:
+    """Compile what a genmove calls around the search: moves, legality, tree reuse."""
+    from engine import tree as T
+    from engine.constants import BLACK
+    from engine.coords import point_from_xy
+    from engine.search import root_visit_gap
+    game = _scratch_game()
+    game.play(BLACK, point_from_xy(4, 4, 9))
+    game.undo()
+    tree, spare = T.new_tree(4, 400), T.new_tree(4, 400)
+    T.reset_tree(tree, BLACK, 0)
+    T.copy_subtree(tree, 1, spare)
+    T.find_child(tree, 1, 0)
+    root_visit_gap(tree, game.legal_mask(BLACK))
+
+
+def _scratch_game():
+    from engine.game import GameState
+    return GameState(9, 9)
+
+
+if __name__ == "__main__":
+    compile_evaluator(sys.argv[1] if len(sys.argv) > 1 else None)
+    compile_game_and_tree()

@@ -1,0 +1,190 @@
+"""Pondering, GoGui's interrupt and the per-move stderr line, through the server's stdin loop."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.config import EngineConfig, SearchConfig
+from engine.coords import format_vertex, point_from_action
+from engine.engine import Engine
+from engine.evaluator import UniformEvaluator
+from gtp.commands import Commands
+from gtp.loader import EngineLoader
+from gtp.server import GtpServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SEARCH = SearchConfig(batch_size=8, max_nodes=200_000, max_edges=4_000_000)
+REPORT = re.compile(r"genmove ([BW]) (\S+): (\d+) visits, (\d+) playouts, ([\d.]+) s, "
+                    r"(\d+) visits/s, winrate ([\d.]+)%, lead ([-+][\d.]+), pv (.*)")
+
+
+class SlowUniform(UniformEvaluator):
+    """Uniform priors, 2 ms per batch: a search that would take minutes to fill the tree."""
+
+    def evaluate(self, batch):
+        time.sleep(0.002)
+        return super().evaluate(batch)
+
+
+class Loop:
+    """A GtpServer serving a pipe pair on a thread, with an answer reader."""
+
+    def __init__(self, engine):
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        self.server = GtpServer(Commands(EngineLoader.of(engine)))
+        self.thread = threading.Thread(target=self.server.serve,
+                                       args=(os.fdopen(in_r, "rb"), os.fdopen(out_w, "wb")),
+                                       daemon=True)
+        self.thread.start()
+        self.writer = os.fdopen(in_w, "wb", buffering=0)
+        self.reader = os.fdopen(out_r, "rb")
+
+    def send(self, text: str) -> None:
+        self.writer.write(text.encode())
+
+    def answer(self) -> str:
+        lines = []
+        while (line := self.reader.readline().decode()) != "\n":
+            assert line, "server closed its output"
+            lines.append(line)
+        return "".join(lines)
+
+    def timed(self, text: str) -> tuple[str, float]:
+        t0 = time.monotonic()
+        self.send(text)
+        return self.answer(), time.monotonic() - t0
+
+    def close(self) -> None:
+        self.send("quit\n")
+        assert self.answer() == "=\n"
+        self.thread.join(5)
+        assert not self.thread.is_alive()
+
+
+def engine_with(logs: list, **config) -> Engine:
+    cfg = EngineConfig(search=SEARCH, report_reuse=False, **{"seconds": 0, **config})
+    return Engine(9, 9, 7.5, evaluator=SlowUniform(), config=cfg, log=logs.append)
+
+
+def test_pondered_visits_count_at_the_next_genmove():
+    logs = []
+    engine = engine_with(logs, visits=100, ponder=True)
+    loop = Loop(engine)
+    answer, _ = loop.timed("genmove b\n")
+    assert re.fullmatch(r"= [A-J]\d\n", answer)
+    time.sleep(1.0)  # White's thinking time: the engine ponders
+    answer, waited = loop.timed("name\n")
+    assert answer == "= Dosaku\n" and waited < 0.2  # pondering never delays an answer
+    stats = engine.search.root_stats()  # pondering stopped: nothing touches the tree now
+    assert stats.root_visits > 200  # far beyond the 100 of a genmove
+    best = int(stats.actions[stats.visits.argmax()])
+    expected = int(stats.visits.max())
+    reply = format_vertex(point_from_action(best, 9, 9), 9, 9)
+    assert loop.timed(f"play w {reply}\n")[0] == "=\n"  # White plays the move pondered most
+    assert engine.search.root_stats().root_visits == expected  # its subtree was kept
+    logs.clear()
+    loop.send("genmove b\n")
+    loop.answer()
+    report = REPORT.fullmatch(logs[-1])
+    visits, playouts = int(report[3]), int(report[4])
+    # the search only added what the 100-visit limit still lacked (in batches of 8)
+    assert visits == expected + playouts and 100 - expected <= playouts < 100 - expected + 8
+    loop.close()
+
+
+def test_commands_during_pondering_are_answered_at_once_and_pondering_goes_on():
+    logs = []
+    engine = engine_with(logs, visits=50, ponder=True)
+    loop = Loop(engine)
+    loop.timed("genmove b\n")
+    seen = []
+    for line in ("protocol_version\n", "showboard\n", "kata-get-param visits\n",
+                 "time_left b 100 0\n"):
+        time.sleep(0.3)
+        answer, waited = loop.timed(line)
+        assert answer.startswith("=") and waited < 0.2, (line, waited)
+        seen.append(engine.search.root_stats().root_visits)
+    assert seen == sorted(seen) and seen[-1] > seen[0] + 50  # resumed after each command
+    assert loop.timed("play w pass\n")[0] == "=\n"  # the game changed: no more pondering
+    visits = engine.search.root_stats().root_visits
+    time.sleep(0.3)
+    assert engine.search.root_stats().root_visits == visits
+    loop.close()
+
+
+def test_without_ponder_nothing_searches_between_commands():
+    logs = []
+    engine = engine_with(logs, visits=50)
+    loop = Loop(engine)
+    loop.timed("genmove b\n")
+    visits = engine.search.root_stats().root_visits
+    time.sleep(0.5)
+    assert engine.search.root_stats().root_visits == visits
+    loop.close()
+
+
+def test_interrupt_ends_a_genmove_and_other_lines_do_not():
+    logs = []
+    loop = Loop(engine_with(logs, seconds=30.0))
+    loop.send("genmove b\n")
+    time.sleep(0.3)
+    answer, waited = loop.timed("# interrupt\n")
+    assert re.fullmatch(r"= [A-J]\d\n", answer) and waited < 0.5
+    assert REPORT.fullmatch(logs[-1])
+    ok = loop.timed("kata-set-param time 0.8\n")[0]
+    assert ok == "=\n"
+    answer, waited = loop.timed("genmove w\nname\n")  # a pipelined command waits its turn
+    assert re.fullmatch(r"= [A-J]\d\n", answer) and waited > 0.75
+    assert loop.answer() == "= Dosaku\n"
+    assert loop.timed("gogui-interrupt\n")[0] == "=\n"
+    loop.close()
+
+
+def test_genmove_report_line():
+    logs = []
+    engine = engine_with(logs, playouts=64)
+    move = engine.genmove(1)
+    report = REPORT.fullmatch(logs[-1])
+    assert report, logs[-1]
+    color, shown, visits, playouts, seconds, rate, winrate, lead, pv = report.groups()
+    assert color == "B" and shown == format_vertex(move, 9, 9) == pv.split()[0]
+    assert 64 <= int(playouts) <= 64 + 8 and int(visits) >= int(playouts)
+    assert 0 <= float(winrate) <= 100 and float(seconds) > 0
+    assert abs(int(rate) * float(seconds) - int(playouts)) <= 0.005 * int(rate) + 1  # rounding
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_ponder_flag_in_the_real_engine(tmp_path):
+    """run_engine.py --ponder: answers during pondering come at once; stderr has the line."""
+    err = open(tmp_path / "stderr.txt", "wb")
+    p = subprocess.Popen([sys.executable, str(ROOT / "run_engine.py"), "--ponder",
+                          "--boardsize", "9", "--visits", "64"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+
+    def ask(line: str) -> tuple[bytes, float]:
+        t0 = time.monotonic()
+        p.stdin.write(line.encode())
+        p.stdin.flush()
+        answer = b""
+        while (got := p.stdout.readline()) != b"\n":
+            answer += got
+        return answer, time.monotonic() - t0
+    try:
+        assert ask("genmove b\n")[0].startswith(b"= ")  # waits for the kernels
+        for _ in range(3):
+            time.sleep(0.5)
+            answer, waited = ask("name\n")
+            assert answer == b"= Dosaku\n" and waited < 0.2, waited
+        ask("quit\n")
+        assert p.wait(10) == 0
+    finally:
+        p.kill()
+        err.close()
+    assert REPORT.search((tmp_path / "stderr.txt").read_text())

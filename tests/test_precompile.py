@@ -1,0 +1,56 @@
+"""The cold-start helper (engine/precompile.py): when it runs and what it compiles.
+
+The start-up time it buys is measured by bench/startup.py (`--cold`), not here."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import precompile
+from engine.evaluator import UniformEvaluator
+from engine.rollout import RolloutEvaluator
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakeNetwork:
+    class model:
+        feature_set = "katago-v7"
+
+
+def test_kind_of_each_evaluator():
+    assert precompile.evaluator_kind(RolloutEvaluator()) == "rollout"
+    assert precompile.evaluator_kind(FakeNetwork()) == "katago-v7"
+    assert precompile.evaluator_kind(UniformEvaluator()) is None
+
+
+def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "absent"))
+    assert precompile.cache_is_cold()
+    folder = tmp_path / "cache" / "engine_0123"
+    folder.mkdir(parents=True)
+    (folder / "board.seed_rng-496.py311.nbi").write_bytes(b"")  # a small kernel only
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    assert precompile.cache_is_cold()
+    (folder / "search.select_batch-180.py311.nbi").write_bytes(b"")
+    assert not precompile.cache_is_cold()
+    assert precompile.start_helper("rollout") is None  # warm: no helper
+
+
+def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
+                   timeout=900)
+    stored = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
+    assert {"rollout.rollout_batch", "tree.copy_subtree", "tree.find_child",
+            "search.root_visit_gap", "board.play_unchecked", "board.legal_mask"} <= stored
+    assert "search.select_batch" not in stored  # the engine's own share
+
+
+@pytest.mark.parametrize("kind", [None, "rollout", "katago-v7"])
+def test_compiling_in_process_runs(kind):
+    precompile.compile_evaluator(kind)
+    precompile.compile_game_and_tree()

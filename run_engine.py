@@ -60,6 +60,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "--visits/--playouts is given)")
     ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
     ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
+    ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
+                    help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
+                         "default 0, the network alone; needs a network)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--resign-threshold", type=float, default=0.05,
                     help="resign below this winrate (0 = never; default 0.05)")
@@ -83,6 +86,10 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         args.evaluator = "onnx" if args.model else "rollout"
     if args.evaluator == "onnx" and not args.model:
         ap.error("--evaluator onnx needs --model")
+    if not 0.0 <= args.rollout_mix <= 1.0:
+        ap.error("--rollout-mix must be between 0 and 1")
+    if args.rollout_mix and args.evaluator != "onnx":
+        ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
 
 
@@ -94,8 +101,12 @@ def build_evaluator(args: argparse.Namespace):
         if not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
-        return OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
-                             seed=args.seed)
+        net = OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
+                            seed=args.seed)
+        if not args.rollout_mix:
+            return net
+        from engine.rollout import MixedEvaluator, RolloutEvaluator
+        return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
         from engine.evaluator import UniformEvaluator
         return UniformEvaluator()

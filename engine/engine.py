@@ -444,16 +444,25 @@ class Engine:
     # ---- raw network output ----------------------------------------------------------------
     @property
     def has_network(self) -> bool:
-        """Whether the evaluator is an ONNX network (what kata-raw-nn needs)."""
+        """Whether the evaluator is, or mixes in, an ONNX network (what kata-raw-nn needs)."""
+        return self._network() is not None
+
+    def _network(self):
+        """The ONNX network evaluator, alone or inside a MixedEvaluator; None without one."""
         module = sys.modules.get("engine.onnx_evaluator")  # loaded iff such an evaluator exists
-        return module is not None and isinstance(self.evaluator, module.OnnxEvaluator)
+        if module is None:
+            return None
+        for ev in (self.evaluator, getattr(self.evaluator, "net", None)):
+            if isinstance(ev, module.OnnxEvaluator):
+                return ev
+        return None
 
     def raw_nn(self, symmetries: list[int]) -> list:
         """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
         from engine.raw_nn import raw_nn
-        return [raw_nn(self.evaluator.model, self.game, s) for s in symmetries]
+        return [raw_nn(self._network().model, self.game, s) for s in symmetries]
 
     def dead_stones(self) -> list[int]:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same

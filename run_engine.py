@@ -60,6 +60,10 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "--visits/--playouts is given)")
     ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
     ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
+    ap.add_argument("--int8", action="store_true",
+                    help="run the network quantized to int8 (quantized once and cached; about "
+                         "3x the evaluations on CPUs with VNNI, outputs within the net's own "
+                         "symmetry noise)")
     ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
                     help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
                          "default 0, the network alone; needs a network)")
@@ -88,6 +92,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--evaluator onnx needs --model")
     if not 0.0 <= args.rollout_mix <= 1.0:
         ap.error("--rollout-mix must be between 0 and 1")
+    if args.int8 and args.evaluator != "onnx":
+        ap.error("--int8 quantizes a network: it needs --model")
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
@@ -98,7 +104,10 @@ def build_evaluator(args: argparse.Namespace):
     if args.evaluator == "onnx":
         from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
         path = Path(args.model)
-        if not is_onnx_file(path):
+        if args.int8:
+            from training.quantize import cached_int8_for
+            path = cached_int8_for(path)
+        elif not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
         net = OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),

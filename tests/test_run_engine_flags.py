@@ -56,9 +56,11 @@ def test_provider_choices_and_onnx_suffix_come_from_the_engine(tmp_path, monkeyp
     assert is_onnx_file("nets/b6.ONNX") and not is_onnx_file("nets/b6.bin.gz")
 
 
-def test_rollout_mix_needs_a_network_and_a_share_between_0_and_1(tmp_path, monkeypatch):
+def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_path,
+                                                                          monkeypatch):
     monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
-    for flags in (["--rollout-mix", "0.5"], ["--rollout-mix", "0.5", "--evaluator", "uniform"],
+    for flags in (["--int8"], ["--rollout-mix", "0.5"],
+                  ["--rollout-mix", "0.5", "--evaluator", "uniform"],
                   ["--model", "net.onnx", "--rollout-mix", "1.5"],
                   ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
         with pytest.raises(SystemExit):

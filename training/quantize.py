@@ -25,7 +25,7 @@ from engine.coords import point_from_action
 from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
-from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
 from engine.positions import batch_row_from_game
 from training import katago_bin as kb
 from training.katago_convert import cache_dir, cached_onnx_for
@@ -62,35 +62,20 @@ def self_play_inputs(model: OnnxModel, size: int, komi: float, games: int,
     return feeds
 
 
-class _Feeds:
-    """onnxruntime's CalibrationDataReader over a list of input dicts."""
-
-    def __init__(self, feeds):
-        self._it = iter(feeds)
-
-    def get_next(self):
-        return next(self._it, None)
-
-
 def quantize(src: str | Path, dst: str | Path, seed: int = 0) -> Path:
     """Write the int8 version of the float32 model `src` to `dst` (see the module docstring)."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
     rng = np.random.default_rng(seed)
     model = OnnxModel(src, threads=2)
     feeds = [f for size, komi, games in CALIBRATION
              for f in self_play_inputs(model, size, komi, games, rng)]
+    graph = onnx.load(str(src))
+    for node in graph.graph.node:  # quantization excludes nodes by name; name them by output
+        node.name = node.name or f"{node.op_type}:{node.output[0]}"
+    keep = [n.name for n in graph.graph.node if n.output[0].startswith(FLOAT_LAYERS)]
     with tempfile.TemporaryDirectory() as tmp:
-        pre = Path(tmp) / "pre.onnx"
-        quant_pre_process(str(src), str(pre))
-        graph = onnx.load(str(pre))
-        for node in graph.graph.node:  # quantize_static excludes nodes by name
-            node.name = node.name or f"{node.op_type}:{node.output[0]}"
-        keep = [n.name for n in graph.graph.node if n.output[0].startswith(FLOAT_LAYERS)]
-        onnx.save(graph, str(pre))
-        quantize_static(str(pre), str(dst), _Feeds(feeds), quant_format=QuantFormat.QDQ,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        per_channel=True, op_types_to_quantize=["Conv"], nodes_to_exclude=keep)
+        named = Path(tmp) / "named.onnx"
+        onnx.save(graph, str(named))
+        quantize_int8(named, dst, feeds, keep)
     return Path(dst)
 
 

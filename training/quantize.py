@@ -54,6 +54,7 @@ def self_play_inputs(model: OnnxModel, size: int, komi: float, games: int,
             glob = np.zeros((1, NUM_GLOBAL), np.float32)
             fill_features(batch, spatial, glob, rng.integers(0, 8, 1))
             feeds.append({"spatial": spatial, "global": glob})
+            batch.seed = int(rng.integers(1 << 31))
             weights = evaluator.evaluate(batch).policy[0].astype(np.float64) ** (1 / TEMPERATURE)
             action = int(rng.choice(len(weights), p=weights / weights.sum()))
             point = point_from_action(action, size, size)

@@ -19,6 +19,8 @@ BENCHES = [
     "nn",
     "search:measure_uniform",
     "search:measure_onnx",
+    "budget:measure_time",
+    "budget:measure_selfcheck",
     "selfplay:measure_teacher",
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",

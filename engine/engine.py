@@ -354,7 +354,8 @@ class Engine:
         g = self.game
         sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves
         budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
-        return SearchLimits(*cfg.move_limits(budget), early_stop=cfg.early_stop and not sampling)
+        return SearchLimits(*cfg.move_limits(budget), early_stop=cfg.early_stop and not sampling,
+                            bank_time=budget is not None and self.clock.keeps_saved_time(color))
 
     def _cleanup_view(self, color: int):
         """The game with root moves limited for a cleanup move (see genmove)."""
@@ -501,16 +502,25 @@ class Engine:
     # ---- raw network output ----------------------------------------------------------------
     @property
     def has_network(self) -> bool:
-        """Whether the evaluator is an ONNX network (what kata-raw-nn needs)."""
+        """Whether the evaluator is, or mixes in, an ONNX network (what kata-raw-nn needs)."""
+        return self._network() is not None
+
+    def _network(self):
+        """The ONNX network evaluator, alone or inside a MixedEvaluator; None without one."""
         module = sys.modules.get("engine.onnx_evaluator")  # loaded iff such an evaluator exists
-        return module is not None and isinstance(self.evaluator, module.OnnxEvaluator)
+        if module is None:
+            return None
+        for ev in (self.evaluator, getattr(self.evaluator, "net", None)):
+            if isinstance(ev, module.OnnxEvaluator):
+                return ev
+        return None
 
     def raw_nn(self, symmetries: list[int]) -> list:
         """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
         from engine.raw_nn import raw_nn
-        return [raw_nn(self.evaluator.model, self.game, s) for s in symmetries]
+        return [raw_nn(self._network().model, self.game, s) for s in symmetries]
 
     def dead_stones(self) -> list[int]:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same

@@ -74,8 +74,9 @@ class Evaluator(Protocol):
     """Anything that turns a PositionBatch into an Evaluation.
 
     Optional attributes the search reads: `needs_history` (default True; False lets the
-    search skip filling history_boards) and `has_priors` (default True; False makes the
-    search use UCB1 instead of PUCT).
+    search skip filling history_boards), `has_priors` (default True; False makes the
+    search use UCB1 instead of PUCT) and `parallel_calls` (default 1: how many evaluate calls,
+    each on its own batch, the search may run at once from worker threads).
     """
 
     def evaluate(self, batch: PositionBatch) -> Evaluation: ...

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,31 @@ class OnnxModel:
         feeds = {"spatial": np.ascontiguousarray(spatial, dtype=np.float32),
                  "global": np.ascontiguousarray(global_in, dtype=np.float32)}
         return dict(zip(self.output_names, self.session.run(self.output_names, feeds)))
+
+
+def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str]) -> None:
+    """onnxruntime's static int8 quantization of the Conv nodes of `src` into `dst` (QDQ,
+    unsigned activations, per-channel signed weights), except the nodes named in float_nodes;
+    activation ranges from `feeds`, a list of input dicts. training/quantize.py drives it (this
+    module is the one that imports onnxruntime)."""
+    import tempfile
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Feeds:  # a CalibrationDataReader
+        def __init__(self):
+            self._it = iter(feeds)
+
+        def get_next(self):
+            return next(self._it, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(src), str(pre))  # shape inference and graph clean-up first
+        quantize_static(str(pre), str(dst), Feeds(), quant_format=QuantFormat.QDQ,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        per_channel=True, op_types_to_quantize=["Conv"],
+                        nodes_to_exclude=float_nodes)
 
 
 # ------------------------------------------------------------------ post-processing (§2.8)
@@ -241,21 +267,30 @@ def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_resul
 
 class OnnxEvaluator:
     """The search's Evaluator over an OnnxModel: input features, one random board symmetry per
-    position (or a fixed one), one inference call per batch, KataGo's post-processing."""
+    position (or a fixed one), one inference call per batch, KataGo's post-processing.
 
-    def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0):
+    Safe to call from several threads at once (onnxruntime sessions are): input buffers are
+    per thread and the symmetries come from the evaluator's seed and the batch's, not from a
+    shared generator. `parallel_calls` tells the search how many calls to keep in flight: one
+    per core when the model runs each call on one thread.
+    """
+
+    def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0,
+                 parallel_calls: int = 1):
         self.model = model
         self.symmetry = symmetry  # None: a random symmetry per position
-        self._rng = np.random.default_rng(seed)
-        self._buffers: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.seed = seed
+        self.parallel_calls = parallel_calls
+        self._local = threading.local()  # .buffers: (capacity, H, W) -> input arrays
 
     def _inputs(self, capacity: int, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+        buffers = self._local.__dict__.setdefault("buffers", {})
         key = (capacity, height, width)
-        if key not in self._buffers:
-            self._buffers[key] = (
+        if key not in buffers:
+            buffers[key] = (
                 np.zeros((capacity, self.model.num_spatial, height, width), dtype=np.float32),
                 np.zeros((capacity, self.model.num_global), dtype=np.float32))
-        return self._buffers[key]
+        return buffers[key]
 
     def evaluate(self, batch) -> Evaluation:
         raw = self._raw(batch)
@@ -275,7 +310,7 @@ class OnnxEvaluator:
         if self.symmetry is not None:
             syms = np.full(n, self.symmetry, dtype=np.int64)
         else:
-            syms = self._rng.integers(0, 8, n).astype(np.int64)
+            syms = np.random.default_rng([self.seed, batch.seed]).integers(0, 8, n)
         if batch.width != batch.height:
             syms &= 3  # no transposition on a rectangular board
         spatial, global_in = self._inputs(batch.capacity, batch.height, batch.width)

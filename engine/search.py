@@ -405,6 +405,9 @@ class SearchLimits:
     playouts: int = 0  # new leaf evaluations in this search
     seconds: float = 0.0  # wall-clock time
     early_stop: bool = False  # also stop once no other move can catch up with the most visited
+    # seconds left unused stay on a clock for later moves, so early_stop may stop short of the
+    # time limit; otherwise (a fixed time per move, a byo-yomi period) the time is used up
+    bank_time: bool = False
 
 
 @njit(cache=True)
@@ -434,7 +437,7 @@ def _remaining_playouts(limits: SearchLimits, root_visits: int, playouts: int,
         rem = min(rem, limits.visits - root_visits)
     if limits.playouts:
         rem = min(rem, limits.playouts - playouts)
-    if limits.seconds and elapsed > 0.05 and playouts > 0:
+    if limits.seconds and limits.bank_time and elapsed > 0.05 and playouts > 0:
         rem = min(rem, playouts / elapsed * (limits.seconds - elapsed))
     return rem
 
@@ -680,6 +683,8 @@ class Search:
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
+        step = 0.0  # duration of the last batch (select, evaluate, back up)
+        now = start
         while True:
             if stop is not None and stop.is_set():
                 break
@@ -687,8 +692,10 @@ class Search:
                 break
             if limits.playouts and playouts >= limits.playouts:
                 break
-            now = time.monotonic()
-            if limits.seconds and now - start >= limits.seconds:
+            last, now = now, time.monotonic()
+            step = now - last if playouts else 0.0
+            # stop when one more batch would end further past the limit than we are short of it
+            if limits.seconds and now - start + 0.5 * step >= limits.seconds:
                 break
             if limits.early_stop and playouts and root_visit_gap(t, self.root_legal) > \
                     _remaining_playouts(limits, int(t.node_visits[self.root]), playouts,

@@ -54,6 +54,14 @@ class Clock:
                            stones, board_points, moves_played, lag_buffer, ts.increment,
                            ts.max_per_move)
 
+    def keeps_saved_time(self, color: int) -> bool:
+        """Whether time colour's move now leaves unused stays on its clock for later moves
+        (saved_time_carries_over; the game must be timed)."""
+        ts = self.settings
+        left, stones = self.left.get(color, (ts.main_time, 0))
+        return saved_time_carries_over(ts.byo_stones, ts.byo_periods, left, stones,
+                                       ts.increment)
+
     def record_move(self, color: int, used: float) -> None:
         """Our own bookkeeping of colour's clock after a move that took `used` seconds (a
         controller's time_left report overrides it)."""
@@ -101,6 +109,26 @@ def move_budget(main_time: float, byo_time: float, byo_stones: int, byo_periods:
     # absolute time: everything must last the game
     return _safe(time_left / expected_moves_left(board_points, moves_played), time_left,
                  lag_buffer)
+
+
+def saved_time_carries_over(byo_stones: int, byo_periods: int, time_left: float,
+                            stones_left: int, increment: float = 0.0) -> bool:
+    """Whether time this move leaves unused stays on the clock for later moves.
+
+    It does in main time, under Fischer and inside a Canadian period with stones still to
+    play; it does not on the last stone of a Canadian period nor in a Japanese period (both
+    reset), so a search there should use all its budget (KataGo's roundUpTimeLimitIfNeeded).
+    Same arguments as move_budget.
+    """
+    if increment > 0:
+        return True
+    if stones_left == 0 and time_left > 0:  # main time
+        return True
+    if byo_periods > 0:
+        return False
+    if byo_stones > 0:  # Canadian: a first period starts with byo_stones to play
+        return (stones_left if stones_left > 0 else byo_stones) > 1
+    return True  # absolute time: whatever is left is for later
 
 
 def _safe(budget: float, available: float, lag_buffer: float) -> float:

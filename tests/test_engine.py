@@ -190,8 +190,12 @@ def test_dirichlet_noise_and_temperature_for_self_play():
 def test_clock_gives_the_search_its_budget():
     e = Engine(9, 9, 7.5, evaluator=UniformEvaluator(),
                config=EngineConfig(search=FAST.search, seconds=5.0, lag_buffer=0.0))
-    assert e._limits(BLACK).seconds == 5.0  # no clock: the configured time per move
+    # no clock: the configured time per move, all of it used (nothing carries over)
+    assert (e._limits(BLACK).seconds, e._limits(BLACK).bank_time) == (5.0, False)
     e.set_time_settings(TimeSettings(main_time=0, byo_time=10, byo_stones=5))
-    assert e._limits(BLACK).seconds == pytest.approx(2.0)  # 10 s for 5 stones
+    limits = e._limits(BLACK)  # 10 s for 5 stones: what one saves, the next ones get
+    assert (limits.seconds, limits.bank_time) == (pytest.approx(2.0), True)
     e.set_time_left(BLACK, 3.0, 3)
-    assert e._limits(BLACK).seconds == pytest.approx(1.0)
+    assert (e._limits(BLACK).seconds, e._limits(BLACK).bank_time) == (pytest.approx(1.0), True)
+    e.set_time_left(BLACK, 3.0, 1)  # last stone of the period: the period resets after it
+    assert (e._limits(BLACK).seconds, e._limits(BLACK).bank_time) == (pytest.approx(3.0), False)

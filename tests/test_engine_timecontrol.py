@@ -2,7 +2,8 @@
 
 import pytest
 
-from engine.timecontrol import expected_moves_left, move_budget, spend
+from engine.timecontrol import (expected_moves_left, move_budget, saved_time_carries_over,
+                                spend)
 
 
 def test_untimed_game_has_no_budget():
@@ -62,3 +63,16 @@ def test_fischer_clock_gains_the_increment_up_to_the_cap():
     assert spend(100, 0, 0, 0, 0, 30, increment=5) == (75, 0)
     assert spend(100, 0, 0, 0, 0, 2, increment=5, main_cap=101) == (101, 0)
     assert spend(100, 0, 0, 0, 0, 2, increment=5, main_cap=-1) == (103, 0)
+
+
+def test_saved_time_carries_over_only_where_the_clock_keeps_it():
+    # arguments: byo_stones, byo_periods, time_left, stones_left, increment
+    assert saved_time_carries_over(0, 0, 300, 0)  # absolute time
+    assert saved_time_carries_over(0, 0, 3, 0, increment=5)  # Fischer
+    assert saved_time_carries_over(10, 0, 100, 0)  # main time before Canadian byo-yomi
+    assert saved_time_carries_over(10, 0, 30, 4)  # Canadian: 3 more stones share the period
+    assert not saved_time_carries_over(10, 0, 30, 1)  # last stone: the period resets
+    assert not saved_time_carries_over(1, 0, 0, 0)  # 1 stone a period, no main time
+    assert saved_time_carries_over(5, 0, 0, 0)  # no main time: a fresh 5-stone period
+    assert saved_time_carries_over(0, 5, 100, 0)  # main time before Japanese periods
+    assert not saved_time_carries_over(0, 5, 30, 5)  # in a Japanese period

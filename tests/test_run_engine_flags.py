@@ -1,12 +1,15 @@
 """run_engine's flags and config file map onto the evaluator and EngineConfig as documented."""
 
+import numpy as np
 import pytest
 
 import run_engine
 from engine.config import EngineConfig
+from engine.constants import BLACK, WHITE
 from engine.evaluator import UniformEvaluator
 from engine.onnx_options import PROVIDERS, is_onnx_file
 from engine.rollout import RolloutEvaluator
+from tests.boards import game_from_diagram
 
 
 def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
@@ -51,3 +54,36 @@ def test_provider_choices_and_onnx_suffix_come_from_the_engine(tmp_path, monkeyp
     with pytest.raises(SystemExit):
         run_engine.parse_flags(["--provider", "tpu"])
     assert is_onnx_file("nets/b6.ONNX") and not is_onnx_file("nets/b6.bin.gz")
+
+
+def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    for flags in (["--int8"], ["--rollout-mix", "0.5"],
+                  ["--rollout-mix", "0.5", "--evaluator", "uniform"],
+                  ["--model", "net.onnx", "--rollout-mix", "1.5"],
+                  ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
+        with pytest.raises(SystemExit):
+            run_engine.parse_flags(flags)
+
+
+def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
+    from engine.engine import Engine
+    from engine.rollout import MixedEvaluator
+    from tests.test_search_rollout import SETTLED, _batch
+    args = run_engine.parse_flags(["--model", str(b6c96_file), "--rollout-mix", "0.25",
+                                   "--threads", "1"])
+    ev = run_engine.build_evaluator(args)
+    assert isinstance(ev, MixedEvaluator) and ev.lam == 0.25
+    ev.net.symmetry = 0  # the same orientation for both evaluations below
+    # settled: every playout ends B-5.5, so Black's rollout value is exactly -1
+    g = game_from_diagram(SETTLED, BLACK, komi=0.5)
+    net = ev.net.evaluate(_batch(g, [BLACK, WHITE]))
+    mixed = ev.evaluate(_batch(g, [BLACK, WHITE]))
+    assert mixed.value == pytest.approx(0.75 * net.value + 0.25 * np.array([-1.0, 1.0]),
+                                        abs=1e-6)
+    assert mixed.score == pytest.approx(0.75 * net.score + 0.25 * np.array([-5.5, 5.5]),
+                                        abs=1e-4)
+    assert np.array_equal(mixed.policy, net.policy)
+    # kata-raw-nn still finds the network inside the mix
+    assert Engine(5, 5, 0.5, evaluator=ev).has_network

@@ -1,5 +1,7 @@
 """Search behaviour on tiny boards with fake evaluators."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -203,6 +205,27 @@ def test_early_stop_when_the_lead_is_unassailable():
     assert done < 20000
     assert top - second > 20000 - done - 8  # checked once per batch of 8
     assert point_from_action(int(st.actions[np.argmax(st.visits)]), 5, 5) == vertex(g, "C2")
+
+
+def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved():
+    # the capture is clear after a few hundred playouts; with a fixed time per move the search
+    # still uses all of it (stopping would save nothing), with a clock it stops early
+    g = game_from_diagram("""
+        . . . . .
+        . X X X .
+        X O O O X
+        X O . O X
+        . X X X .
+        """, BLACK, komi=0.5)
+    for bank, seconds in ((False, 0.6), (True, 3.0)):
+        s = Search(RolloutEvaluator(), SearchConfig(batch_size=8), seed=5)
+        start = time.monotonic()
+        s.run(g, BLACK, SearchLimits(seconds=seconds, early_stop=True, bank_time=bank))
+        used = time.monotonic() - start
+        if bank:
+            assert used < 0.8 * seconds
+        else:
+            assert 0.9 * seconds <= used < seconds + 0.3
 
 
 class _PathCheckingEvaluator:

@@ -264,6 +264,7 @@ def _raw_policy_move(evaluator, batch, taught, sample, rng):
         policy = taught.policy[0].astype(np.float64)
         value = float(taught.wdl[0, 0] - taught.wdl[0, 1])
     else:
+        batch.seed = int(rng.integers(1 << 31))  # a fresh random symmetry for this position
         ev = evaluator.evaluate(batch)
         policy, value = np.asarray(ev.policy[0], np.float64), float(ev.value[0])
     return _pick(policy, sample, rng), policy / policy.sum(), value

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
 from engine.onnx_options import PROVIDERS, is_onnx_file
+from weights import default_model_path
 
-SHIPPED_MODEL = Path(__file__).resolve().parent / "weights" / "default.onnx"
-
-
+SHIPPED_MODEL = default_model_path()
+log = logging.getLogger("dosaku")
 SWITCHES = ("lcb", "ponder")  # on/off flags: --name / --no-name
 
 
@@ -110,6 +110,18 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def announce_evaluator(args: argparse.Namespace) -> None:
+    """Say on stderr which network plays, and say clearly when the shipped one is missing."""
+    if args.evaluator == "onnx":
+        origin = "shipped default" if Path(args.model) == SHIPPED_MODEL else "--model"
+        log.info("network %s (%s)", args.model, origin)
+    elif not SHIPPED_MODEL.exists():
+        log.warning("no network: the shipped %s is missing, so the %s evaluator plays "
+                    "(pass --model NET to use a network)", SHIPPED_MODEL, args.evaluator)
+    else:
+        log.info("no network: the %s evaluator plays", args.evaluator)
+
+
 def build_evaluator(args: argparse.Namespace):
     """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
     if args.evaluator == "onnx":
@@ -172,6 +184,7 @@ def main(argv: list[str] | None = None) -> None:
         handlers.append(logging.FileHandler(args.log_file))
     logging.basicConfig(level=args.log_level.upper(), handlers=handlers,
                         format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    announce_evaluator(args)
     from gtp.commands import Commands
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer

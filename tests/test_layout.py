@@ -7,7 +7,9 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
 - tournament/, which drives other engines, never imports the gtp server or training;
 - training/ may use engine/ and the tournament kit (gate matches), not the gtp server;
-- torch and ray appear only under training/.
+- torch and ray appear only under training/;
+- weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
+  it before GTP answers).
 
 The feature set the engine encodes (name and plane counts) is defined once, in
 engine/features.py; the last test fails if a copy of it reappears elsewhere.
@@ -20,13 +22,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"engine", "gtp", "tournament", "training", "bench", "run_engine", "tests"}
+OURS = {"engine", "gtp", "tournament", "training", "bench", "weights", "run_engine", "tests"}
 FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
     "engine": OURS - {"engine"} | {"onnx"},
     "gtp": {"tournament", "training", "bench", "tests"},
     "tournament": {"gtp", "training", "bench", "tests"},
     "training": {"gtp", "bench", "tests"},
     "bench": {"tests"},
+    "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
     "run_engine": {"tournament", "bench", "tests"},
 }
 ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)

@@ -1,0 +1,205 @@
+"""The network Dosaku ships as its default (weights/default.onnx) and its model card.
+
+Dosaku ships a net of its own, so these tests fail, never skip, when the file or its card is
+missing. They hold for whatever net is dropped in: the card's machine-readable lines must match
+the file (its sha256, the metadata the export wrote, the trunk read off the graph); `dosaku` with
+no flags must play on it, a legal 9x9 game checked move by move against our own GameState; and
+a wheel installed into a fresh virtual environment must carry it and play on it from anywhere.
+"""
+
+import hashlib
+import io
+import logging
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+
+import run_engine
+from engine import board as B
+from engine.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.coords import parse_vertex
+from engine.game import GameState
+from engine.onnx_evaluator import OnnxModel
+from engine.rules import rules_by_name
+from tournament.controller import GtpController
+from weights import default_card_path, default_model_path
+
+ROOT = Path(__file__).resolve().parents[1]
+CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps")
+CARD_LINE = re.compile(rf"^({'|'.join(CARD_FIELDS)}):[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+NET_NAME = re.compile(r"b(\d+)c(\d+)")
+SHIPS = ("Dosaku ships its own network as the default: put the trained net at {path} with its "
+         "model card weights/default.md (weights/README.md says what the card must state). "
+         "Without it `dosaku` falls back to random playouts, so this is a failure, not a skip.")
+MOVE_CAP = 2 * 9 * 9  # plies; a game still going by then ends there
+GENMOVE_TIMEOUT = 600.0  # seconds; the first genmove may compile the numba kernels
+# The wheel is built from a copy of the checkout without these, so that files a past build left
+# in build/ cannot slip into it, and building leaves nothing in the checkout.
+BUILD_LEFTOVERS = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__",
+                                         ".pytest_cache", ".hypothesis", "out", "matches")
+
+
+def shipped_net() -> Path:
+    """The shipped file; a failure (not a skip) when it is missing."""
+    path = default_model_path()
+    assert path.is_file(), f"{path} is missing. " + SHIPS.format(path=path)
+    return path
+
+
+def card_fields() -> dict[str, str]:
+    """The model card's `key: value` lines for CARD_FIELDS, each present exactly once."""
+    path = default_card_path()
+    assert path.is_file(), f"model card {path} is missing. " + SHIPS.format(
+        path=default_model_path())
+    lines = CARD_LINE.findall(path.read_text())
+    keys = [key for key, _ in lines]
+    assert sorted(keys) == sorted(CARD_FIELDS), (
+        f"{path} must state each of {', '.join(CARD_FIELDS)} once on a line of its own "
+        f"(`sha256: <hex>`); found {keys}")
+    return dict(lines)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def trunk_size(path: Path) -> tuple[int, int]:
+    """(residual blocks, trunk channels) read off the ONNX graph, not its metadata: the input
+    convolution's output channels, and half the distinct inputs of 3x3 convolutions (a residual
+    block has two 3x3 stages; a global-pooling block's two first-stage convolutions share one)."""
+    graph = onnx.load(str(path)).graph
+    shapes = {t.name: tuple(t.dims) for t in graph.initializer}
+    convs = [(node.input[0], shapes[node.input[1]]) for node in graph.node
+             if node.op_type == "Conv"]
+    channels = next(shape[0] for source, shape in convs if source == "spatial")
+    stage_inputs = {source for source, shape in convs if shape[2:] == (3, 3)}
+    return len(stage_inputs) // 2, channels
+
+
+def test_trunk_size_reads_a_known_net(b6c96_onnx):
+    assert trunk_size(b6c96_onnx) == (6, 96)
+
+
+def test_shipped_net_loads_and_matches_its_card():
+    shipped, card = shipped_net(), card_fields()
+    model = OnnxModel(shipped)  # refuses a feature set or inputs the engine cannot feed
+    assert card["sha256"].lower() == file_sha256(shipped), (
+        f"weights/default.md states sha256 {card['sha256']}, but {shipped} hashes to "
+        f"{file_sha256(shipped)}: the card describes another file")
+    assert card["feature_set"] == model.feature_set
+    assert card["net"] == model.meta.get("net"), "the card's net size is not the exported one"
+    blocks, channels = map(int, NET_NAME.fullmatch(card["net"]).groups())
+    assert trunk_size(shipped) == (blocks, channels)
+    assert card["training_steps"] == model.meta.get("training_steps")
+
+
+def raw_nn_sums(answer: str) -> tuple[float, float]:
+    """(win + loss + no-result, policy over the board + pass) of a kata-raw-nn answer."""
+    lines = answer.splitlines()
+    field = dict(line.split(" ", 1) for line in lines if re.match(r"[a-zA-Z]+ \S+$", line))
+    outcome = sum(float(field[k]) for k in ("whiteWin", "whiteLoss", "noResult"))
+    rows = lines[lines.index("policy") + 1:lines.index("policyPass " + field["policyPass"])]
+    policy = sum(float(v) for row in rows for v in row.split() if v != "NAN")
+    return outcome, policy + float(field["policyPass"])
+
+
+def play_itself(engine: GtpController) -> GameState:
+    """Genmove for both colours until two passes, a resignation or MOVE_CAP plies, each move
+    checked against our own record of the game."""
+    game = GameState(9, 9, 7.5, rules_by_name("chinese"))
+    color = BLACK
+    while len(game.moves) < MOVE_CAP and not game.is_over():
+        answer = engine.send(f"genmove {'b' if color == BLACK else 'w'}", GENMOVE_TIMEOUT)
+        if answer.lower() == "resign":
+            break
+        point = parse_vertex(answer, 9, 9)
+        assert point is not None, f"genmove answered {answer!r}"
+        assert game.play(color, point) == B.MOVE_OK, \
+            f"illegal move {answer} at ply {len(game.moves) + 1}: {game.moves}"
+        color = opponent(color)
+    return game
+
+
+def test_dosaku_without_flags_plays_a_legal_game_on_the_shipped_net():
+    shipped = shipped_net()
+    log = io.StringIO()
+    command = shlex.join([sys.executable, str(ROOT / "run_engine.py"), "--visits", "16",
+                          "--boardsize", "9"])
+    with GtpController(command, stderr_log=log) as engine:
+        assert "kata-raw-nn" in engine.send("list_commands").split()
+        outcome, policy = raw_nn_sums(engine.send("kata-raw-nn 0", GENMOVE_TIMEOUT))
+        assert outcome == pytest.approx(1.0, abs=1e-4) and policy == pytest.approx(1.0, abs=1e-3)
+        game = play_itself(engine)
+    assert f"network {shipped} (shipped default)" in log.getvalue()
+    stones = {color for color, point in game.moves if point != PASS_POINT}
+    assert stones == {BLACK, WHITE}, f"a game without stones of both colours: {game.moves}"
+
+
+def test_model_flag_still_chooses_another_net(tmp_path, caplog):
+    other = tmp_path / "other.onnx"
+    args = run_engine.parse_flags(["--model", str(other)])
+    assert (args.model, args.evaluator) == (str(other), "onnx")
+    with caplog.at_level(logging.INFO, logger="dosaku"):
+        run_engine.announce_evaluator(args)
+    assert caplog.messages == [f"network {other} (--model)"]
+
+
+def test_missing_shipped_net_falls_back_to_rollouts_with_a_warning(monkeypatch, tmp_path, caplog):
+    absent = tmp_path / "default.onnx"
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", absent)
+    args = run_engine.parse_flags([])
+    assert (args.model, args.evaluator) == (None, "rollout")
+    with caplog.at_level(logging.INFO, logger="dosaku"):
+        run_engine.announce_evaluator(args)
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert f"no network: the shipped {absent} is missing" in caplog.messages[0]
+
+
+def run(args: list, cwd: Path) -> str:
+    """stdout of a command that must succeed (its output shown when it does not)."""
+    p = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, f"{args} failed:\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
+    shipped = shipped_net()
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # children must not see the checkout
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))  # gone with tmp_path
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    source = shutil.copytree(ROOT, tmp_path / "source", ignore=BUILD_LEFTOVERS)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", tmp_path / "dist", source], elsewhere)
+    wheel, = (tmp_path / "dist").glob("dosaku-*.whl")
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", "--system-site-packages", venv], elsewhere)
+    run([venv / "bin" / "pip", "install", "--no-deps", "--force-reinstall", "-q", wheel],
+        elsewhere)
+
+    site = Path(run([venv / "bin" / "python", "-c",
+                     "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                    elsewhere).strip())
+    assert site.is_relative_to(venv)
+    modules = run([venv / "bin" / "python", "-c", "import run_engine, weights, engine, gtp\n"
+                   "for m in (run_engine, weights, engine, gtp): print(m.__file__)"],
+                  elsewhere).split()
+    assert all(Path(f).is_relative_to(site) for f in modules), modules
+    installed = (site / "weights" / "default.onnx").resolve()
+    assert installed.is_file(), f"the wheel does not carry the net: {installed} is missing"
+    assert file_sha256(installed) == file_sha256(shipped)
+    card = site / "weights" / "default.md"
+    assert card.is_file() and card.read_text() == default_card_path().read_text()
+
+    log = io.StringIO()
+    command = shlex.join([str(venv / "bin" / "dosaku"), "--visits", "8", "--boardsize", "9"])
+    with GtpController(command, cwd=str(elsewhere), stderr_log=log) as engine:
+        assert parse_vertex(engine.send("genmove b", GENMOVE_TIMEOUT), 9, 9) is not None
+    assert f"network {installed} (shipped default)" in log.getvalue()

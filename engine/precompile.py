@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.config import SearchConfig
 from engine.positions import batch_row_from_game
 
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
@@ -75,12 +76,15 @@ def compile_evaluator(kind: str | None) -> None:
 
 
 def compile_game_and_tree() -> None:
-    """Compile what a genmove calls around the search: moves, legality, tree reuse."""
+    """Compile what a genmove calls around the selection: the backup, moves, legality, tree
+    reuse."""
     from engine import tree as T
     from engine.constants import BLACK
     from engine.coords import point_from_xy
-    from engine.search import root_visit_gap
+    from engine.evaluator import UniformEvaluator
+    from engine.search import Search, root_visit_gap
     game = _scratch_game()
+    Search(UniformEvaluator(), SearchConfig(max_nodes=4, max_edges=400)).compile_backup(game)
     game.play(BLACK, point_from_xy(4, 4, 9))
     game.undo()
     tree, spare = T.new_tree(4, 400), T.new_tree(4, 400)

@@ -513,6 +513,7 @@ class Search:
             self.tree = T.new_tree(config.max_nodes, config.max_edges)
             self._spare = None
         self.config = config
+        self.ucb1 = config.ucb1 or not getattr(self.evaluator, "has_priors", True)
         self._geometry = None
         self.reset()
 
@@ -669,16 +670,7 @@ class Search:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
         b.handicap_stones = game.handicap
-        per_search = dict(komi=game.komi + game.rules.handicap_bonus(game.handicap),
-                          score_center=0.0, sqrt_area=np.sqrt(game.width * game.height),
-                          ucb1=self.ucb1, suicide=game.rules.suicide,
-                          max_depth=T.max_depth_for(game.width, game.height),
-                          history=self.want_history)
-        if noise_weight > 0:
-            per_search["root_fpu_reduction"] = 0.0
-        fp, ip = self.config.kernel_params(**per_search)
-        fp = np.array(fp, np.float64)
-        ip = np.array(ip, np.int64)
+        fp, ip = self._kernel_params(game, noise_weight)
         self._set_score_center(fp)
         start = time.monotonic()
         next_update = start + interval
@@ -736,6 +728,27 @@ class Search:
         if on_update is not None:
             on_update()
         return playouts
+
+    def _kernel_params(self, game, noise_weight: float) -> tuple[np.ndarray, np.ndarray]:
+        """The kernels' float and int parameter vectors for a search of `game`."""
+        per_search = dict(komi=game.komi + game.rules.handicap_bonus(game.handicap),
+                          score_center=0.0, sqrt_area=np.sqrt(game.width * game.height),
+                          ucb1=self.ucb1, suicide=game.rules.suicide,
+                          max_depth=T.max_depth_for(game.width, game.height),
+                          history=self.want_history)
+        if noise_weight > 0:
+            per_search["root_fpu_reduction"] = 0.0
+        fp, ip = self.config.kernel_params(**per_search)
+        return np.array(fp, np.float64), np.array(ip, np.int64)
+
+    def compile_backup(self, game) -> None:
+        """Compile expand_and_backup by backing up no leaves (nothing changes): how the
+        cold-start helper (engine/precompile.py) stores it while the engine compiles the
+        selection."""
+        self._ensure_root(game, game.to_move)
+        fp, ip = self._kernel_params(game, 0.0)
+        expand_and_backup(fp, ip, 0, self._dummy_policy, self._dummy_value, self._dummy_score,
+                          *self.tree, *self._buf)
 
     def _set_score_center(self, fp) -> None:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side

@@ -71,7 +71,7 @@ def _worth_playing(b: np.ndarray, p: int, color: int, suicide: bool) -> bool:
     trial = b.copy()
     if B.play_unchecked(trial, p, color) > 0:
         return True
-    return trial[B.ROW_COLOR, p] == color and B.chain_liberties(trial, p) >= 2
+    return trial[B.ROW_COLOR, p] == color and trial[B.ROW_LIBS, trial[B.ROW_HEAD, p]] >= 2
 
 
 def _chain(b: np.ndarray, head: int) -> list[int]:

@@ -29,8 +29,11 @@ class Param:
     field: str  # EngineConfig field, or "search.<field>" for a SearchConfig one
     valid: Callable[[object], bool]
     help: str
+    read: Callable[[EngineConfig], object] | None = None  # the value in effect, if derived
 
     def get(self, config: EngineConfig):
+        if self.read is not None:
+            return self.read(config)
         owner, name = self._owner(config)
         return getattr(owner, name)
 
@@ -65,7 +68,8 @@ PARAMS = {
                     "root visits per move, reused ones included (0 = no limit)"),
     "playouts": Param(int, "playouts", lambda v: v >= 0, "new evaluations per move (0 = no limit)"),
     "time": Param(float, "seconds", lambda v: 0 <= v <= 1e6,
-                  "seconds per move when no clock is set (0 = no limit)"),
+                  "seconds per move when no clock is set (0 = no limit)",
+                  read=lambda config: config.time_per_move),
     "lcb": Param(bool, "use_lcb", lambda v: True, "choose moves by lower confidence bound"),
     "resign-threshold": Param(float, "resign_threshold", lambda v: 0 <= v < 1,
                               "resign below this winrate (0 = never)"),

@@ -55,10 +55,11 @@ def test_genmove_without_commit_leaves_the_game_alone():
     assert e.game.moves == [] and isinstance(p, int)
 
 
-def _black_replies(e):
-    mask = e.game.legal_mask(BLACK)
+def _replies(e, color=BLACK):
+    """`color` plays its first legal move."""
+    mask = e.game.legal_mask(color)
     a = int(np.flatnonzero(mask[:-1])[0])
-    assert e.play(BLACK, point_from_action(a, 5, 5)) == B.MOVE_OK
+    assert e.play(color, point_from_action(a, 5, 5)) == B.MOVE_OK
 
 
 def test_resigns_only_after_consecutive_bad_moves_and_min_move():
@@ -72,7 +73,7 @@ def test_resigns_only_after_consecutive_bad_moves_and_min_move():
     results = []
     for _ in range(3):
         results.append(e.genmove(WHITE) == RESIGN)
-        _black_replies(e)
+        _replies(e)
     # moves 0 and 2: too early; move 4: the second bad move in a row past the minimum
     assert results == [False, False, True]
 
@@ -103,9 +104,7 @@ def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
             assert e.play(BLACK, p) == B.MOVE_OK
     results = []
     for _ in range(3):
-        mask = e.game.legal_mask(WHITE)
-        assert e.play(WHITE, B.point_of_action(e.game.board, int(np.flatnonzero(mask[:-1])[0]))) \
-            == B.MOVE_OK
+        _replies(e, WHITE)
         results.append(e.genmove(BLACK) == RESIGN)
     assert e.game.handicap == 2
     # Black's moves 2 and 4 after the handicap are too early, move 6 may resign

@@ -45,8 +45,9 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
     subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
                    timeout=900)
     stored = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
-    assert {"rollout.rollout_batch", "tree.copy_subtree", "tree.find_child",
-            "search.root_visit_gap", "board.play_unchecked", "board.legal_mask"} <= stored
+    assert {"rollout.rollout_batch", "search.expand_and_backup", "tree.copy_subtree",
+            "tree.find_child", "search.root_visit_gap", "board.play_unchecked",
+            "board.legal_mask"} <= stored
     assert "search.select_batch" not in stored  # the engine's own share
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.constants import BLACK, WHITE
+from engine.config import EngineConfig
 from engine.coords import format_vertex, point_from_xy
 from engine.engine import Engine
 from engine.seki import seki_chains
@@ -107,7 +107,8 @@ def test_detector(diagram, expected):
 def server_with(diagram: str, komi: float, seed: int) -> GtpServer:
     """The position as GTP sends a set-up (all black stones, then all white), two passes."""
     n = len(diagram.split())
-    srv = GtpServer(Commands(EngineLoader.of(Engine(n, n, komi, seed=seed, log=lambda m: None))))
+    engine = Engine(n, n, komi, config=EngineConfig(seed=seed), log=lambda m: None)
+    srv = GtpServer(Commands(EngineLoader.of(engine)))
     for color, mark in (("b", "X"), ("w", "O")):
         for v in stones_of(diagram, mark):
             ok(srv, f"play {color} {v}")

@@ -1,4 +1,8 @@
-"""The GTP regression suite tests/gtp/*.tst, run against run_engine.py through tournament.regress."""
+"""The GTP regression suite tests/gtp/*.tst, run against run_engine.py through tournament.regress.
+
+The suite checks the protocol and the rules, so it runs on the random-playout evaluator it was
+written for; the shipped network's own games are tests/test_default_net.py's job.
+"""
 
 import re
 import subprocess
@@ -7,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = sorted((ROOT / "tests" / "gtp").glob("*.tst"))
-ENGINE = f"{sys.executable} {ROOT / 'run_engine.py'}"
+ENGINE = f"{sys.executable} {ROOT / 'run_engine.py'} --evaluator rollout"
 
 
 def run_regress(files: list[Path]) -> tuple[int, str]:

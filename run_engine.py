@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
 from engine.onnx_options import PROVIDERS, is_onnx_file
-from weights import default_model_path
+from weights import default_model_path, model_path
 
 SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
@@ -55,7 +55,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--rules", default="chinese",
                     help="ruleset preset: chinese, japanese, tromp-taylor, aga, ... "
                          "(default chinese)")
-    ap.add_argument("--model", help="network: .onnx, or a KataGo .bin.gz (converted once, cached)")
+    ap.add_argument("--model", help="network: .onnx, a KataGo .bin.gz (converted once, cached), "
+                    "or the name of a net shipped in weights/ (e.g. zero-9x9)")
     ap.add_argument("--provider", default="cpu", choices=list(PROVIDERS),
                     help="onnxruntime execution provider (default cpu)")
     ap.add_argument("--evaluator", choices=EVALUATOR_KINDS,
@@ -97,6 +98,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--boardsize must be between 2 and 25")
     if args.model is None and SHIPPED_MODEL.exists():
         args.model = str(SHIPPED_MODEL)
+    elif args.model and not Path(args.model).exists() and model_path(args.model).is_file():
+        args.model = str(model_path(args.model))  # a shipped net by name, e.g. zero-9x9
     if args.evaluator is None:
         args.evaluator = "onnx" if args.model else "rollout"
     if args.evaluator == "onnx" and not args.model:

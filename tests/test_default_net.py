@@ -1,7 +1,7 @@
-"""The network Dosaku ships as its default (weights/default.onnx) and its model card.
+"""The networks Dosaku ships (weights/*.onnx), above all its default, and their model cards.
 
 Dosaku ships a net of its own, so these tests fail, never skip, when the file or its card is
-missing. They hold for whatever net is dropped in: the card's machine-readable lines must match
+missing. They hold for whatever nets are dropped in: each card's machine-readable lines must match
 the file (its sha256, the metadata the export wrote, the trunk read off the graph); `dosaku` with
 no flags must play on it, a legal 9x9 game checked move by move against our own GameState; and
 a wheel installed into a fresh virtual environment must carry it and play on it from anywhere.
@@ -28,7 +28,7 @@ from engine.game import GameState
 from engine.onnx_evaluator import OnnxModel
 from engine.rules import rules_by_name
 from tournament.controller import GtpController
-from weights import default_card_path, default_model_path
+from weights import card_path, default_card_path, default_model_path, model_path, shipped_names
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps")
@@ -52,11 +52,11 @@ def shipped_net() -> Path:
     return path
 
 
-def card_fields() -> dict[str, str]:
+def card_fields(name: str) -> dict[str, str]:
     """The model card's `key: value` lines for CARD_FIELDS, each present exactly once."""
-    path = default_card_path()
+    path = card_path(name)
     assert path.is_file(), f"model card {path} is missing. " + SHIPS.format(
-        path=default_model_path())
+        path=model_path(name))
     lines = CARD_LINE.findall(path.read_text())
     keys = [key for key, _ in lines]
     assert sorted(keys) == sorted(CARD_FIELDS), (
@@ -86,11 +86,16 @@ def test_trunk_size_reads_a_known_net(b6c96_onnx):
     assert trunk_size(b6c96_onnx) == (6, 96)
 
 
-def test_shipped_net_loads_and_matches_its_card():
-    shipped, card = shipped_net(), card_fields()
+def test_the_default_is_among_the_shipped_nets():
+    assert shipped_net().stem in shipped_names()
+
+
+@pytest.mark.parametrize("name", shipped_names())
+def test_shipped_net_loads_and_matches_its_card(name):
+    shipped, card = model_path(name), card_fields(name)
     model = OnnxModel(shipped)  # refuses a feature set or inputs the engine cannot feed
     assert card["sha256"].lower() == file_sha256(shipped), (
-        f"weights/default.md states sha256 {card['sha256']}, but {shipped} hashes to "
+        f"weights/{name}.md states sha256 {card['sha256']}, but {shipped} hashes to "
         f"{file_sha256(shipped)}: the card describes another file")
     assert card["feature_set"] == model.feature_set
     assert card["net"] == model.meta.get("net"), "the card's net size is not the exported one"
@@ -139,6 +144,12 @@ def test_dosaku_without_flags_plays_a_legal_game_on_the_shipped_net():
     assert f"network {shipped} (shipped default)" in log.getvalue()
     stones = {color for color, point in game.moves if point != PASS_POINT}
     assert stones == {BLACK, WHITE}, f"a game without stones of both colours: {game.moves}"
+
+
+@pytest.mark.parametrize("name", shipped_names())
+def test_model_flag_takes_a_shipped_net_by_name(name):
+    args = run_engine.parse_flags(["--model", name])
+    assert (args.model, args.evaluator) == (str(model_path(name)), "onnx")
 
 
 def test_model_flag_still_chooses_another_net(tmp_path, caplog):

@@ -12,11 +12,26 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_NAME = "default"
 
 
+def model_path(name: str) -> Path:
+    """The shipped network `name` (e.g. `zero-9x9`); `--model NAME` finds it here."""
+    return HERE / f"{name}.onnx"
+
+
+def card_path(name: str) -> Path:
+    """The model card of network `name`: how it was made, its size, feature set, sha256."""
+    return HERE / f"{name}.md"
+
+
+def shipped_names() -> list[str]:
+    """Names of every network shipped here (the default among them)."""
+    return sorted(p.stem for p in HERE.glob("*.onnx"))
+
+
 def default_model_path() -> Path:
     """The network the engine uses when no --model is given (the file may be absent)."""
-    return HERE / f"{DEFAULT_NAME}.onnx"
+    return model_path(DEFAULT_NAME)
 
 
 def default_card_path() -> Path:
-    """The default network's model card: how it was made, its size, feature set, sha256."""
-    return HERE / f"{DEFAULT_NAME}.md"
+    """The default network's model card."""
+    return card_path(DEFAULT_NAME)

@@ -68,8 +68,9 @@ def selfplay_cpu_minutes(run: Path, generation: int) -> float:
 
 
 def measure(runs: list[Path], out: Path, opponents: list[str], games: int, visits: int,
-            every: int, size: int, komi: float, gnugo: str, progress=True) -> list[dict]:
-    """Play (or finish) every match; the records, in run / generation / opponent order."""
+            every: int, size: int, komi: float, gnugo: str, log=print) -> list[dict]:
+    """Play (or finish) every match, logging one line per match; the records, in run /
+    generation / opponent order."""
     records = []
     for run in runs:
         for gen, net in generations(run, every):
@@ -79,7 +80,7 @@ def measure(runs: list[Path], out: Path, opponents: list[str], games: int, visit
                                            opponent_command(opp, visits, size, komi, gnugo)],
                                   games=games, size=size, komi=komi, out=str(folder),
                                   openings=2, referee=f"{gnugo} --mode gtp --chinese-rules")
-                summary = tally(Match(cfg).run(progress=progress))
+                summary = tally(Match(cfg).run(progress=False))
                 wins, draws, losses = (summary["engine1_wins"], summary["draws"],
                                        summary["engine2_wins"])
                 est = estimate(wins, draws, losses)
@@ -89,8 +90,7 @@ def measure(runs: list[Path], out: Path, opponents: list[str], games: int, visit
                                 "elo": format_elo(est.elo),
                                 "elo_95": [format_elo(est.elo_low), format_elo(est.elo_high)],
                                 "selfplay_cpu_minutes": round(selfplay_cpu_minutes(run, gen), 1)})
-                if progress:
-                    print(f"{run.name} gen {gen} vs {opp}: {wins}-{draws}-{losses}", flush=True)
+                log(f"{run.name} gen {gen} vs {opp}: {wins} wins, {draws} draws, {losses} losses")
     return records
 
 
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     records = measure([Path(r) for r in a.runs], out, opponents, a.games, a.visits, a.every,
-                      a.size, a.komi, a.gnugo)
+                      a.size, a.komi, a.gnugo, log=lambda line: print(line, flush=True))
     (out / "strength.json").write_text(json.dumps(records, indent=1))
     (out / "strength.md").write_text(table(records, opponents))
     plot(records, opponents, out / "strength.png")

@@ -133,11 +133,12 @@ def build_evaluator(args: argparse.Namespace):
         elif not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
+        if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
+            return OnnxEvaluator(OnnxModel(path, threads=1, provider=args.provider),
+                                 seed=args.seed, parallel_calls=args.threads)
+        from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
         net = OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
                             seed=args.seed)
-        if not args.rollout_mix:
-            return net
-        from engine.rollout import MixedEvaluator, RolloutEvaluator
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
         from engine.evaluator import UniformEvaluator

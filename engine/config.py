@@ -55,7 +55,9 @@ class IntParam(_Index):
 @dataclass(frozen=True)
 class SearchConfig:
     """How the tree search explores and how big it may grow."""
-    batch_size: int = 16  # leaves selected per evaluator call (virtual loss spreads them)
+    batch_size: int = 16  # most leaves selected per evaluator call (virtual loss spreads them)
+    batch_growth: int = 32  # root visits per leaf in flight: small batches while the tree is
+    #                         small (0 = always batch_size leaves)
     c_puct: float = 1.0  # exploration constant of PUCT: U = c * P * sqrt(N_parent) / (1 + N)
     c_puct_log: float = 0.45  # KataGo-style growth: c += c_puct_log * ln((N + base) / base)
     c_puct_base: float = 500.0  # visit scale of that growth

@@ -255,7 +255,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
         glob[18] = _komi_wave(k, w * h)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # runs on the search's worker threads (engine/search.py)
 def fill_batch(count, boards, history_boards, recent_points, recent_colors, to_move, legal,
                komi_white, ko_rule, territory, tax, suicide, friendly_pass, passing_hacks,
                symmetries, spatial_out, global_out, stack, buf):

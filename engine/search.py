@@ -84,7 +84,7 @@ class SearchBuffers(NamedTuple):
 
 
 @njit(cache=True)
-def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
+def _select_child(t, node, depth, root_prior, root_legal, fp, ip):
     """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges.
 
     Edges with a child come first (tree.attach_child), then the unvisited edge with the
@@ -92,6 +92,7 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     root scans all edges since its priors (noise) and legality (superko) are its own. UCB1
     takes a random unvisited edge before revisiting anything.
     """
+    is_root = depth == 0
     start = t.node_edge_start[node]
     end = start + t.node_num_edges[node]
     mid = start + t.node_num_children[node]
@@ -130,20 +131,31 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     parent_n = t.node_visits[node] - 1 + t.node_virtual[node]
     if parent_n < 0:
         parent_n = 0
-    if t.node_visits[node] > 0:
-        parent_q = -(t.node_sel[node, 1] + t.node_virtual[node]) / t.node_visits[node]
-    else:
-        parent_q = -t.node_value[node]
+    # utilities from the chooser's view (the node's side to move): its own evaluation, and
+    # the mean of the completed visits through it (node_sel minus the virtual losses)
+    center = fp[FloatParam.score_center] if depth % 2 == 1 else -fp[FloatParam.score_center]
+    own = -(t.node_value[node] + score_utility(t.node_score[node], center, fp))
+    visits = t.node_visits[node]
+    mean = -(t.node_sel[node, 1] + t.node_virtual[node]) / visits if visits > 0 else own
     mass = 0.0
     for j in range(start, mid):
         if is_root:
             mass += root_prior[t.edge_action[j]]
         else:
             mass += t.edge_prior[j]
+    weight = min(1.0, mass ** fp[FloatParam.fpu_parent_weight_pow])
     red = fp[FloatParam.root_fpu_reduction] if is_root else fp[FloatParam.fpu_reduction]
-    fpu = parent_q - red * np.sqrt(mass)
+    fpu = weight * mean + (1.0 - weight) * own - red * np.sqrt(mass)
     base = fp[FloatParam.c_puct_base]
     cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
+    prior = fp[FloatParam.utility_stdev_prior]
+    stdev = prior
+    if visits > 1:
+        w = fp[FloatParam.utility_stdev_prior_weight]
+        var = (((mean * mean + prior * prior) * w + t.node_utility_sq[node])
+               / (w + visits - 1.0) - mean * mean)
+        stdev = np.sqrt(max(var, 0.0))
+    cp *= 1.0 + fp[FloatParam.utility_stdev_scale] * (stdev / prior - 1.0)
     scale = cp * np.sqrt(parent_n + 0.01)
     best = -1e30
     best_j = start
@@ -265,7 +277,7 @@ def select_batch(fp, ip, *arrays):
             if st != T.EXPANDED or depth >= ip[IntParam.max_depth]:
                 kind = KIND_STORED
                 break
-            e = _select_child(t, node, depth == 0, buf.root_prior, root_legal, fp, ip)
+            e = _select_child(t, node, depth, buf.root_prior, root_legal, fp, ip)
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:
@@ -401,8 +413,10 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
+            u = v + score_utility(s, c, fp)
             t.node_sel[nd, 0] += 1 - vl
-            t.node_sel[nd, 1] += v + score_utility(s, c, fp) + vl
+            t.node_sel[nd, 1] += u + vl
+            t.node_utility_sq[nd] += u * u
             v = -v
             s = -s
             m = -m

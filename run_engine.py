@@ -67,7 +67,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                     help="seconds per move when no clock is set (default 1, or none when "
                          "--visits/--playouts is given)")
     ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
-    ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="network evaluations run at once, one thread each, while the search "
+                         "selects the next batch (default 2)")
     ap.add_argument("--int8", action="store_true",
                     help="run the network quantized to int8 (quantized once and cached; about "
                          "3x the evaluations on CPUs with VNNI, outputs within the net's own "

@@ -4,11 +4,15 @@
 
 measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19), with the
 default flags and with --int8: new visits per second of thinking, and the time a genmove takes
-over the time asked (1.0 = all of it, as KataGo's maxTime does). measure_selfcheck: the default search against a search that
-evaluates one leaf at a time (batch 1, one evaluation in flight, so no virtual loss) at the same visits per move
-on 9x9 (komi 7), a few games with fixed seeds: the result is deterministic, so a change in it means the
-search's choices changed; a drop means the default search wastes visits. Both run in this
-process through the Engine API (no GTP), so the figures are the search's, not the protocol's.
+over the time asked (1.0 = all of it, as KataGo's maxTime does).
+
+measure_selfcheck: the default search against a search that evaluates one leaf at a time
+(batch 1, one evaluation in flight, so no virtual loss) at the same visits per move on 9x9
+(komi 7), a few games with fixed seeds: the result is deterministic, so a change in it means
+the search's choices changed; a drop means the default search wastes visits.
+
+Both run in this process through the Engine API (no GTP), so the figures are the search's, not
+the protocol's.
 """
 
 import argparse

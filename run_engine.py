@@ -66,7 +66,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--time", type=float,
                     help="seconds per move when no clock is set (default 1, or none when "
                          "--visits/--playouts is given)")
-    ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
+    ap.add_argument("--batch", type=int,
+                    help="most leaves per evaluator call; batches start at one leaf and grow "
+                         "with the tree (default 16 onnx, 8 rollout)")
     ap.add_argument("--threads", type=int, default=2,
                     help="network evaluations run at once, one thread each, while the search "
                          "selects the next batch (default 2)")

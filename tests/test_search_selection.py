@@ -22,8 +22,8 @@ def _random_node(rng, children):
     T.expand_node(t, node, np.ones(ACTIONS, np.bool_), policy)
     utilities = []
     for _ in range(children):
-        start = t.node_edge_start[node]
-        e = start + t.node_num_children[node] + int(rng.integers(ACTIONS - t.node_num_children[node]))
+        first_free = t.node_edge_start[node] + t.node_num_children[node]
+        e = first_free + int(rng.integers(ACTIONS - t.node_num_children[node]))
         child = T.alloc_node(t, 3 - BLACK, 0)
         T.attach_child(t, node, e, child)
         n = int(rng.integers(1, 30))

@@ -188,3 +188,33 @@ def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
         if visits == 1:  # no search: the raw policy is the target
             np.testing.assert_allclose(rows.policy[i], direct.policy[0], atol=1e-5)
         assert game.play(color, point) == 0
+
+
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_no_pass_before_pass_from_while_another_move_is_legal(tmp_path, gumbel):
+    """A random net ends its games by passing early; pass_from keeps pass out of the search
+    (and out of the policy targets) until that share of the board has been played."""
+    from training.export import export_random
+    net = str(export_random("b2c32", tmp_path / "random.onnx", seed=2, check_sizes=(7,)))
+    base = dict(visits=8, fast_visits=4, full_search_prob=0.5, resign_threshold=0,
+                gumbel=gumbel, gumbel_k=4, gumbel_simulations=8)
+    first_pass = round(0.5 * 49)
+
+    def early_passes(result):
+        return [i for i, (_, point) in enumerate(result.moves[:first_pass])
+                if point == PASS_POINT]
+
+    free = [play_game(Players(net), GameSpec(n, 7, seed=20 + n),
+                      SelfPlaySettings(pass_from=0.0, **base)) for n in range(4)]
+    assert any(early_passes(r) for r in free)  # the behaviour the rule is there for
+    for n in range(4):
+        result = play_game(Players(net), GameSpec(n, 7, seed=20 + n),
+                           SelfPlaySettings(pass_from=0.5, **base))
+        check_rows(result, komi=7.0)
+        ref = RefGame(7, 7)
+        for i, (color, point) in enumerate(result.moves[:first_pass]):
+            if point == PASS_POINT:  # only when no board move was legal
+                assert not ref.legal_moves(color)
+            else:
+                assert result.rows.policy[i, -1] == 0
+            ref.play(color, None if point == PASS_POINT else xy_from_point(point, 7))

@@ -45,7 +45,7 @@ from engine.coords import point_from_action
 from engine.engine import Engine
 from engine.evaluator import PositionBatch
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.gumbel import gumbel_search
+from engine.gumbel import gumbel_search, restricted_view
 from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_result_possible,
                                    session_options)
 from engine.positions import batch_row_from_game
@@ -69,6 +69,8 @@ class SelfPlaySettings:
     noise_weight: float = 0.25  # Dirichlet noise share in the root prior of full searches
     noise_alpha_scale: float = 10.83  # Dirichlet alpha = this / number of legal moves (KataGo)
     temperature_moves: int = 30  # opening moves chosen with temperature 1, then the best move
+    pass_from: float = 0.5  # no pass before this share of the board's points in moves, while
+    # another move is legal (early random nets otherwise end games by passing around move 18)
     resign_threshold: float = 0.05  # resign when the mover's winrate stays below this (0 = never)
     resign_consecutive: int = 3  # ... on this many of its own moves in a row
     resign_min_move: int = 40  # ... and never before this move
@@ -207,6 +209,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
     resign = _Resignation(settings, area, settings.resign_threshold > 0
                           and rng.random() >= settings.resign_playout_share)
     opening = round(settings.temperature_moves * area / REFERENCE_AREA)
+    first_pass = round(settings.pass_from * area)
     batch = PositionBatch(1, size, size, komi, rules)
     spatial = np.zeros((1, NUM_SPATIAL, size, size), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
@@ -224,8 +227,9 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         full = recording and (settings.budget(True) <= 1
                               or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
-        action, pi, value = _search_move(engine, evaluator, batch, taught, players, settings,
-                                         full, sample, rng)
+        view = _without_early_pass(game, color, len(game.moves) < first_pass)
+        action, pi, value = _search_move(engine, view, evaluator, batch, taught, players,
+                                         settings, full, sample, rng)
         if recording:
             rec.add(spatial, glob, pi, full, color, taught)
             resign.update(color, value, len(game.moves))
@@ -244,22 +248,36 @@ def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
     return net_outputs(raw, batch.legal[:1], model, no_result_possible(batch.rules))
 
 
-def _search_move(engine, evaluator, batch, taught, players, settings, full, sample, rng):
-    """(action, policy target over all actions, mover's value in [-1, 1]) of one move."""
+def _without_early_pass(game, color: int, early: bool):
+    """The game as the move's search sees it: before `pass_from`, pass is dropped from the
+    root's moves unless nothing else is legal."""
+    if not early:
+        return game
+    allowed = game.legal_mask(color).copy()
+    if not allowed[:-1].any():
+        return game
+    allowed[-1] = False
+    return restricted_view(game, allowed)
+
+
+def _search_move(engine, game, evaluator, batch, taught, players, settings, full, sample, rng):
+    """(action, policy target over all actions, mover's value in [-1, 1]) of one move; the
+    search sees `game` (the engine's game, or a view restricting its root moves)."""
     visits = settings.budget(full)
+    legal = game.legal_mask(engine.to_move)
     if visits <= 1:
         return _raw_policy_move(evaluator, batch, taught if players.net is None else None,
-                                sample, rng)
+                                legal, sample, rng)
     if settings.gumbel:
-        res = gumbel_search(engine.search, engine.game, engine.to_move, settings.gumbel_k,
-                            visits, rng)
+        res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng)
         return res.action, res.policy, res.value
-    return _puct_move(engine, visits, settings.noise_weight if full else 0.0,
+    return _puct_move(engine, game, visits, settings.noise_weight if full else 0.0,
                       settings.noise_alpha_scale, sample, rng)
 
 
-def _raw_policy_move(evaluator, batch, taught, sample, rng):
-    """No search: the player's policy (the teacher's outputs when it is the player)."""
+def _raw_policy_move(evaluator, batch, taught, legal, sample, rng):
+    """No search: the player's policy (the teacher's outputs when it is the player), over the
+    moves `legal` allows."""
     if taught is not None:
         policy = taught.policy[0].astype(np.float64)
         value = float(taught.wdl[0, 0] - taught.wdl[0, 1])
@@ -267,13 +285,16 @@ def _raw_policy_move(evaluator, batch, taught, sample, rng):
         batch.seed = int(rng.integers(1 << 31))  # a fresh random symmetry for this position
         ev = evaluator.evaluate(batch)
         policy, value = np.asarray(ev.policy[0], np.float64), float(ev.value[0])
+    policy = np.where(legal, policy, 0.0)
+    if policy.sum() <= 0:
+        policy = legal.astype(np.float64)
     return _pick(policy, sample, rng), policy / policy.sum(), value
 
 
-def _puct_move(engine, visits, noise, alpha_scale, sample, rng):
-    """PUCT search (tree reuse, root noise): visit counts are the target; the move is drawn
-    from them (temperature 1) or the most visited."""
-    engine.search.run(engine.game, engine.to_move, SearchLimits(visits=visits),
+def _puct_move(engine, game, visits, noise, alpha_scale, sample, rng):
+    """PUCT search of `game` (tree reuse, root noise): visit counts are the target; the move
+    is drawn from them (temperature 1) or the most visited."""
+    engine.search.run(game, engine.to_move, SearchLimits(visits=visits),
                       noise_weight=noise, noise_alpha_scale=alpha_scale)
     stats = engine.search.root_stats()
     counts = stats.visits.astype(np.float64)
@@ -471,6 +492,8 @@ def main(argv=None) -> int:
                     help=f"share of full searches (default 1 with --teacher, else {d.full_search_prob})")
     ap.add_argument("--noise-weight", type=float, default=d.noise_weight)
     ap.add_argument("--temperature-moves", type=int, default=d.temperature_moves)
+    ap.add_argument("--pass-from", type=float, default=d.pass_from,
+                    help="no pass before this share of the board's points in moves")
     ap.add_argument("--resign-threshold", type=float,
                     help=f"default 0 (never) with --teacher, else {d.resign_threshold}")
     ap.add_argument("--resign-playout-share", type=float, default=d.resign_playout_share)
@@ -495,6 +518,7 @@ def main(argv=None) -> int:
     settings = SelfPlaySettings(
         visits=args.visits, fast_visits=args.fast_visits, full_search_prob=share,
         noise_weight=args.noise_weight, temperature_moves=args.temperature_moves,
+        pass_from=args.pass_from,
         resign_threshold=resign, resign_playout_share=args.resign_playout_share,
         gumbel=args.gumbel, gumbel_k=args.gumbel_k, gumbel_simulations=args.gumbel_simulations,
         komi=args.komi, rules=args.rules, batch_size=args.batch)

@@ -2,10 +2,14 @@
 
 import re
 
+import numpy as np
 import pytest
 
+from engine import board as B
+from engine.config import EngineConfig, SearchConfig
 from engine.engine import Engine
 from engine.constants import BLACK, WHITE
+from engine.evaluator import Evaluation
 from engine.free_handicap import free_handicap_points
 from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
@@ -529,3 +533,40 @@ def test_bad_input_changes_nothing(srv):
         answer = srv.handle_line(line)
         assert answer == "" or answer.startswith("?"), (line, answer)
     assert state(srv) == before
+
+
+class KomiRecorder:
+    """Uniform policy and a komi-dependent value; records the komi and position of every
+    position it is asked to evaluate."""
+
+    needs_history = False
+
+    def __init__(self):
+        self.seen = []  # (komi, position hash) per evaluated position
+
+    def evaluate(self, batch):
+        n = batch.count
+        self.seen += [(batch.komi, int(k)) for k in batch.boards[:n, B.ROW_HEADER, B.H_HASH]]
+        legal = batch.legal[:n].astype(np.float32)
+        white = np.where(batch.to_move[:n] == WHITE, 1.0, -1.0)
+        value = np.tanh(white * batch.komi / 10).astype(np.float32)
+        return Evaluation(legal / legal.sum(1, keepdims=True), value, 0 * value, None)
+
+
+def test_komi_change_mid_game_reaches_the_next_search():
+    """After `komi` the next genmove evaluates every position, its root included, under the new
+    komi: no stale tree and no evaluation cached under the old one."""
+    rec = KomiRecorder()
+    config = EngineConfig(search=SearchConfig(batch_size=4, cache_size=1024), visits=64)
+    gtp = GtpServer(Commands(EngineLoader.of(Engine(9, 9, 7.5, evaluator=rec, config=config))))
+    for line in ("play b E5", "play w C3", "genmove b"):
+        ok(gtp, line)
+    before = set(rec.seen)
+    assert before and {k for k, _ in before} == {7.5}
+    rec.seen.clear()
+    assert ok(gtp, "komi 0.5") == ""
+    assert ok(gtp, "get_komi") == "0.5"
+    ok(gtp, "genmove w")
+    assert rec.seen and {k for k, _ in rec.seen} == {0.5}
+    # Positions evaluated (and cached) under the old komi were evaluated again.
+    assert len({h for _, h in before} & {h for _, h in rec.seen}) > 1

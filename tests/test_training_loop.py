@@ -8,6 +8,7 @@ import pytest
 from engine.onnx_evaluator import OnnxModel
 from training.agreement import agreement
 from training.export import export_random
+from training.strength import main as strength_main
 from training.gate import GateConfig, gate
 from training.loop import Loop, LoopConfig
 from training.selfplay import SelfPlaySettings, generate
@@ -72,3 +73,32 @@ def test_a_teacher_agrees_with_itself_on_its_own_rows(tmp_path, b6c96_onnx):
     assert measures["winrate_mae"] < 1e-4
     assert measures["score_mae"] < 1e-3
     assert measures["ownership_mae"] < 1e-4
+
+
+def test_strength_report_plays_every_generation_against_each_opponent(tmp_path, gnugo):
+    run = tmp_path / "run"
+    for gen in (0, 1):
+        export_random("b2c32", run / "nets" / f"gen-{gen:03d}.onnx", seed=gen, check_sizes=(5,))
+    made = generate(run / "data" / "gen-001", games=2, sizes=(5,),
+                    settings=SelfPlaySettings(visits=4, fast_visits=2, resign_threshold=0),
+                    seed=1)
+    cpu_minutes = sum(e["game_cpu_seconds"] for e in made) / 60
+    out = tmp_path / "report"
+    assert strength_main([str(run), "--out", str(out), "--opponents", "rollout,gnugo1",
+                          "--games", "2", "--visits", "4", "--size", "5", "--komi", "7",
+                          "--gnugo", gnugo]) == 0
+    records = json.loads((out / "strength.json").read_text())
+    assert [(r["generation"], r["opponent"]) for r in records] == [
+        (0, "rollout"), (0, "gnugo1"), (1, "rollout"), (1, "gnugo1")]
+    for r in records:
+        assert r["wins"] + r["draws"] + r["losses"] == 2
+        match = json.loads((out / "run" / f"gen-{r['generation']:03d}-vs-{r['opponent']}"
+                            / "match.json").read_text())
+        assert match["summary"]["engine1_wins"] == r["wins"]
+        assert f"gen-{r['generation']:03d}.onnx" in match["config"]["engines"][0]
+        assert ("--level 1 " in match["config"]["engines"][1]) == (r["opponent"] == "gnugo1")
+    assert [r["selfplay_cpu_minutes"] for r in records] == \
+        [0.0, 0.0, round(cpu_minutes, 1), round(cpu_minutes, 1)]
+    table = (out / "strength.md").read_text().splitlines()
+    assert len(table) == 4 and table[2].startswith("| run | 0 |")
+    assert (out / "strength.png").stat().st_size > 0

@@ -67,8 +67,12 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--time", type=float,
                     help="seconds per move when no clock is set (default 1, or none when "
                          "--visits/--playouts is given)")
-    ap.add_argument("--batch", type=int, help="leaves per evaluator call (default 16 onnx, 8 rollout)")
-    ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
+    ap.add_argument("--batch", type=int,
+                    help="most leaves per evaluator call; batches start at one leaf and grow "
+                         "with the tree (default 16 onnx, 8 rollout)")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="network evaluations run at once, one thread each, while the search "
+                         "selects the next batch (default 2)")
     ap.add_argument("--int8", action="store_true",
                     help="run the network quantized to int8 (quantized once and cached; about "
                          "3x the evaluations on CPUs with VNNI, outputs within the net's own "
@@ -136,11 +140,12 @@ def build_evaluator(args: argparse.Namespace):
         elif not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
+        if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
+            return OnnxEvaluator(OnnxModel(path, threads=1, provider=args.provider),
+                                 seed=args.seed, parallel_calls=args.threads)
+        from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
         net = OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
                             seed=args.seed)
-        if not args.rollout_mix:
-            return net
-        from engine.rollout import MixedEvaluator, RolloutEvaluator
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
         from engine.evaluator import UniformEvaluator

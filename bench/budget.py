@@ -2,40 +2,41 @@
 
     PYTHONPATH=. python bench/budget.py [--quick]
 
-measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19): new
-visits per second of thinking, and the time a genmove takes over the time asked (1.0 = all of
-it, as KataGo's maxTime does). measure_selfcheck: the default search against a search that
-evaluates one leaf at a time (batch 1, no virtual loss in flight) at the same visits per move
-on 9x9 (komi 7), a few games with fixed seeds: the result is deterministic, so a change in it means the
-search's choices changed; a drop means the default search wastes visits. Both run in this
-process through the Engine API (no GTP), so the figures are the search's, not the protocol's.
+measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19), with the
+default flags and with --int8: new visits per second of thinking, and the time a genmove takes
+over the time asked (1.0 = all of it, as KataGo's maxTime does).
+
+measure_selfcheck: the default search against a search that evaluates one leaf at a time
+(batch 1, one evaluation in flight, so no virtual loss) at the same visits per move on 9x9
+(komi 7), a few games with fixed seeds: the result is deterministic, so a change in it means
+the search's choices changed; a drop means the default search wastes visits.
+
+Both run in this process through the Engine API (no GTP), so the figures are the search's, not
+the protocol's.
 """
 
 import argparse
 import time
-from pathlib import Path
 
-from bench.runner import Figures, Skip, print_figures
+from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
 
-MODEL = Path(__file__).resolve().parents[1].parent / "shared" / "models" / \
-    "g170-b6c96-s175395328-d26788732.bin.gz"
 KOMI = {9: 7.0, 19: 7.5}  # as in the matches against KataGo
 
 
 def _flags(size: int, *extra: str):
     """run_engine's parsed flags for the net on a size x size board (defaults otherwise)."""
-    if not MODEL.exists():
-        raise Skip(f"no network at {MODEL}")
+    if not B6C96_MODEL.exists():
+        raise Skip(f"no network at {B6C96_MODEL}")
     import run_engine
-    return run_engine.parse_flags(["--model", str(MODEL), "--boardsize", str(size),
+    return run_engine.parse_flags(["--model", str(B6C96_MODEL), "--boardsize", str(size),
                                    "--komi", str(KOMI[size]), *extra])
 
 
-def timed_selfplay(size: int, seconds: float, moves: int) -> tuple[float, float]:
+def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[float, float]:
     """(new visits per second of genmove, genmove seconds / seconds asked) over `moves` moves
     of a game the engine plays against itself at `seconds` a move (tree reuse included)."""
     import run_engine
-    e = run_engine.build_engine(_flags(size, "--time", str(seconds)))
+    e = run_engine.build_engine(_flags(size, "--time", str(seconds), *flags))
     e.genmove(e.to_move, commit=False)  # first touch of the tree and network buffers
     e.clear_cache()
     visits = 0
@@ -53,13 +54,16 @@ def timed_selfplay(size: int, seconds: float, moves: int) -> tuple[float, float]
 
 
 def measure_time(quick: bool) -> Figures:
-    """Visits/s and time used over time asked at a fixed time per move, 9x9 and 19x19."""
+    """Visits/s and time used over time asked at a fixed time per move, 9x9 and 19x19, with
+    the default flags and with --int8."""
     moves = 4 if quick else 12
     figures = {}
     for size, seconds in ((9, 0.5), (19, 1.0)):
-        rate, used = timed_selfplay(size, seconds, moves)
-        figures[f"b6c96 {size}x{size} at {seconds:g} s/move, default flags"] = (rate, "visits/s")
-        figures[f"b6c96 {size}x{size} at {seconds:g} s/move: time used / asked"] = (used, "ratio")
+        for name, flags in (("default flags", ()), ("--int8", ("--int8",))):
+            rate, used = timed_selfplay(size, seconds, moves, *flags)
+            what = f"b6c96 {size}x{size} at {seconds:g} s/move, {name}"
+            figures[what] = (rate, "visits/s")
+            figures[f"{what}: time used / asked"] = (used, "ratio")
     return figures
 
 
@@ -95,7 +99,7 @@ def selfcheck(visits: int, games: int) -> float:
         seed = str(g)
         a = run_engine.build_engine(_flags(9, "--visits", str(visits), "--seed", seed))
         b = run_engine.build_engine(_flags(9, "--visits", str(visits), "--seed", seed,
-                                           "--batch", "1"))
+                                           "--batch", "1", "--threads", "1"))
         if g % 2 == 0:
             score += play_game(a, b, 2 * 81)
         else:

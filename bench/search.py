@@ -62,16 +62,20 @@ def measure_uniform(quick: bool) -> dict[str, tuple[float, str]]:
 
 
 def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
-    """Visits/s of the search with the b6c96 network (2 threads, batch 16, cache off)."""
+    """Visits/s of the search with the b6c96 network as the engine runs it (two one-thread
+    evaluations in flight, batches growing to 16, cache off), float32 and int8."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
     from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
     from training.katago_convert import cached_onnx_for
-    evaluator = OnnxEvaluator(OnnxModel(cached_onnx_for(B6C96_MODEL), threads=2), seed=1)
+    from training.quantize import cached_int8_for
     figures = {}
-    for size in (9, 19):
-        _, rate = search_rate(evaluator, size, 200 if quick else 800, 16)
-        figures[f"b6c96 search {size}x{size}, batch 16, 2 threads"] = (rate, "visits/s")
+    for name, path in (("b6c96", cached_onnx_for(B6C96_MODEL)),
+                       ("b6c96 int8", cached_int8_for(B6C96_MODEL))):
+        evaluator = OnnxEvaluator(OnnxModel(path, threads=1), seed=1, parallel_calls=2)
+        for size in (9, 19):
+            _, rate = search_rate(evaluator, size, 200 if quick else 800, 16)
+            figures[f"{name} search {size}x{size}, 2 evaluations in flight"] = (rate, "visits/s")
     return figures
 
 

@@ -35,6 +35,10 @@ class FloatParam(_Index):
     root_fpu_reduction = auto()  # per search: 0 when Dirichlet noise is on
     ucb1_c = auto()
     komi = auto()  # per search: the effective komi (handicap bonus included)
+    utility_stdev_prior = auto()
+    utility_stdev_prior_weight = auto()
+    utility_stdev_scale = auto()
+    fpu_parent_weight_pow = auto()
     static_score_utility = auto()
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
@@ -55,13 +59,24 @@ class IntParam(_Index):
 @dataclass(frozen=True)
 class SearchConfig:
     """How the tree search explores and how big it may grow."""
-    batch_size: int = 16  # leaves selected per evaluator call (virtual loss spreads them)
+    batch_size: int = 16  # most leaves selected per evaluator call (virtual loss spreads them)
+    batch_growth: int = 32  # root visits per leaf in flight: small batches while the tree is
+    #                         small (0 = always batch_size leaves)
     c_puct: float = 1.0  # exploration constant of PUCT: U = c * P * sqrt(N_parent) / (1 + N)
     c_puct_log: float = 0.45  # KataGo-style growth: c += c_puct_log * ln((N + base) / base)
     c_puct_base: float = 500.0  # visit scale of that growth
     static_score_utility: float = 0.1  # weight of the score utility centred on 0 (KataGo's)
     dynamic_score_utility: float = 0.3  # weight of the one centred on the root's expected score
+    # KataGo's exploration scaled by the parent's utility spread: c_puct is multiplied by
+    # 1 + scale * (stdev / prior - 1), the stdev of the utilities backed up through the parent
+    # shrunk toward `prior` with `prior_weight` pseudo-visits (0 scale = plain c_puct)
+    utility_stdev_prior: float = 0.40
+    utility_stdev_prior_weight: float = 2.0
+    utility_stdev_scale: float = 0.85
     fpu_reduction: float = 0.2  # unvisited child value = parent value - this * sqrt(visited mass)
+    # ... where the parent value mixes the parent's own evaluation in while few children are
+    # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)
+    fpu_parent_weight_pow: float = 2.0
     root_fpu_reduction: float = 0.1  # the same at the root (0 when Dirichlet noise is on)
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out
     ucb1: bool = False  # UCB1 selection (Q + C sqrt(ln N / n), unvisited first) ignoring priors

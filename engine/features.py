@@ -11,6 +11,8 @@ Not modelled (never arise in our games): encore phases and territory-scoring are
 button Go, playout doubling advantage, and KataGo's "spight-like" repeated-pass ending.
 """
 
+import threading
+
 import numpy as np
 from numba import njit
 
@@ -26,7 +28,7 @@ NUM_GLOBAL = 19  # global inputs [N, NUM_GLOBAL]
 
 KO_SIMPLE, KO_POSITIONAL, KO_SITUATIONAL = 0, 1, 2
 TAX_NONE, TAX_SEKI, TAX_ALL = 0, 1, 2
-_LADDER_SCRATCH = {}  # (W, H) -> ladder scratch memory, reused across calls (one thread at a time)
+_LADDER_SCRATCH = threading.local()  # .by_size: (W, H) -> this thread's ladder scratch memory
 
 
 def self_komi_white(komi: float, rules, handicap_stones: int) -> float:
@@ -45,10 +47,11 @@ def fill_features(batch, spatial_out, global_out, symmetries, handicap_stones=0,
     rules = batch.rules
     ko = {"simple": KO_SIMPLE, "positional": KO_POSITIONAL, "situational": KO_SITUATIONAL}[rules.ko]
     tax = {"none": TAX_NONE, "seki": TAX_SEKI, "all": TAX_ALL}[rules.tax]
-    key = (batch.width, batch.height)
-    if key not in _LADDER_SCRATCH:
-        _LADDER_SCRATCH[key] = new_ladder_scratch(batch.width, batch.height)
-    stack, buf = _LADDER_SCRATCH[key]
+    scratch = _LADDER_SCRATCH.__dict__.setdefault("by_size", {})  # the search's worker
+    key = (batch.width, batch.height)  # threads fill features at the same time
+    if key not in scratch:
+        scratch[key] = new_ladder_scratch(batch.width, batch.height)
+    stack, buf = scratch[key]
     fill_batch(batch.count, batch.boards, batch.history_boards, batch.recent_points,
                batch.recent_colors, batch.to_move, batch.legal,
                self_komi_white(batch.komi, rules, handicap_stones), ko,
@@ -255,7 +258,7 @@ def fill_row(board, prev1, prev2, recent_points, recent_colors, pla, legal, komi
         glob[18] = _komi_wave(k, w * h)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # runs on the search's worker threads (engine/search.py)
 def fill_batch(count, boards, history_boards, recent_points, recent_colors, to_move, legal,
                komi_white, ko_rule, territory, tax, suicide, friendly_pass, passing_hacks,
                symmetries, spatial_out, global_out, stack, buf):

@@ -1,9 +1,17 @@
 """Batched PUCT / UCB1 tree search over the array tree (engine/tree.py).
 
-One iteration = `select_batch` (numba: descend up to B leaves with virtual loss, replay each
+One batch = `select_batch` (numba: descend up to B leaves with virtual loss, replay each
 path from the root board into the batch's scratch boards) -> one `Evaluator.evaluate(batch)`
 -> `expand_and_backup` (numba). Python crosses into numba twice per batch, never per node.
 Values follow tree.py's convention (mover's view, sign flip per ply).
+
+An evaluator that can run several calls at once (`parallel_calls`, e.g. an ONNX network on one
+thread per call) gets that many batches in flight, each evaluated on a worker thread while this
+thread selects the next batch and backs up finished ones, oldest first: the order of selections
+and backups does not depend on timing, so a visit-limited search is reproducible. The kernels
+release the GIL. Batches start small and grow with the root's visits (SearchConfig.batch_growth):
+leaves in flight carry virtual losses that push the other selections elsewhere, which costs
+little in a wide tree but throws visits away in a young one.
 
 Both kernels take the parameter vectors (engine.config.FloatParam / IntParam), then the arrays
 of the tree and of SearchBuffers flattened (`*tree, *buffers`): numba types array arguments in
@@ -13,6 +21,8 @@ themselves (`_unpack`) and read every array by name.
 
 import sys
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -74,7 +84,7 @@ class SearchBuffers(NamedTuple):
 
 
 @njit(cache=True)
-def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
+def _select_child(t, node, depth, root_prior, root_legal, fp, ip):
     """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges.
 
     Edges with a child come first (tree.attach_child), then the unvisited edge with the
@@ -82,6 +92,7 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     root scans all edges since its priors (noise) and legality (superko) are its own. UCB1
     takes a random unvisited edge before revisiting anything.
     """
+    is_root = depth == 0
     start = t.node_edge_start[node]
     end = start + t.node_num_edges[node]
     mid = start + t.node_num_children[node]
@@ -120,20 +131,31 @@ def _select_child(t, node, is_root, root_prior, root_legal, fp, ip):
     parent_n = t.node_visits[node] - 1 + t.node_virtual[node]
     if parent_n < 0:
         parent_n = 0
-    if t.node_visits[node] > 0:
-        parent_q = -(t.node_sel[node, 1] + t.node_virtual[node]) / t.node_visits[node]
-    else:
-        parent_q = -t.node_value[node]
+    # utilities from the chooser's view (the node's side to move): its own evaluation, and
+    # the mean of the completed visits through it (node_sel minus the virtual losses)
+    center = fp[FloatParam.score_center] if depth % 2 == 1 else -fp[FloatParam.score_center]
+    own = -(t.node_value[node] + score_utility(t.node_score[node], center, fp))
+    visits = t.node_visits[node]
+    mean = -(t.node_sel[node, 1] + t.node_virtual[node]) / visits if visits > 0 else own
     mass = 0.0
     for j in range(start, mid):
         if is_root:
             mass += root_prior[t.edge_action[j]]
         else:
             mass += t.edge_prior[j]
+    weight = min(1.0, mass ** fp[FloatParam.fpu_parent_weight_pow])
     red = fp[FloatParam.root_fpu_reduction] if is_root else fp[FloatParam.fpu_reduction]
-    fpu = parent_q - red * np.sqrt(mass)
+    fpu = weight * mean + (1.0 - weight) * own - red * np.sqrt(mass)
     base = fp[FloatParam.c_puct_base]
     cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
+    prior = fp[FloatParam.utility_stdev_prior]
+    stdev = prior
+    if visits > 1:
+        w = fp[FloatParam.utility_stdev_prior_weight]
+        var = (((mean * mean + prior * prior) * w + t.node_utility_sq[node])
+               / (w + visits - 1.0) - mean * mean)
+        stdev = np.sqrt(max(var, 0.0))
+    cp *= 1.0 + fp[FloatParam.utility_stdev_scale] * (stdev / prior - 1.0)
     scale = cp * np.sqrt(parent_n + 0.01)
     best = -1e30
     best_j = start
@@ -224,7 +246,7 @@ def _unpack(arrays):
     return T.TreeArrays(*arrays[:T.TREE_FIELDS]), SearchBuffers(*arrays[T.TREE_FIELDS:])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def select_batch(fp, ip, *arrays):
     """Descend up to ip[batch_size] leaves; fill batch rows for those needing the evaluator.
 
@@ -255,7 +277,7 @@ def select_batch(fp, ip, *arrays):
             if st != T.EXPANDED or depth >= ip[IntParam.max_depth]:
                 kind = KIND_STORED
                 break
-            e = _select_child(t, node, depth == 0, buf.root_prior, root_legal, fp, ip)
+            e = _select_child(t, node, depth, buf.root_prior, root_legal, fp, ip)
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:
@@ -341,7 +363,7 @@ def score_utility(score, center, fp):
             * np.arctan((score - center) / (0.75 * sqrt_area)))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
 
@@ -391,8 +413,10 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
+            u = v + score_utility(s, c, fp)
             t.node_sel[nd, 0] += 1 - vl
-            t.node_sel[nd, 1] += v + score_utility(s, c, fp) + vl
+            t.node_sel[nd, 1] += u + vl
+            t.node_utility_sq[nd] += u * u
             v = -v
             s = -s
             m = -m
@@ -488,6 +512,17 @@ def _cache_size(n: int) -> int:
     return 0 if n <= 0 else 1 << (int(n) - 1).bit_length()
 
 
+@dataclass
+class _Slot:
+    """One batch of leaves: its evaluator rows, its kernel buffers (root and cache arrays
+    shared with the other slots) and, while it is in flight, its evaluation."""
+    batch: PositionBatch
+    buf: SearchBuffers
+    leaves: int = 0  # leaves selected (rows to evaluate and stored values alike)
+    launched: float = 0.0  # when its evaluation started (time.monotonic)
+    result: Future | None = None  # the Evaluation, or None when no row needed the evaluator
+
+
 class Search:
     """Owns the tree, the batch buffers and the evaluator; runs searches from a GameState."""
 
@@ -503,8 +538,13 @@ class Search:
         self.want_history = bool(getattr(evaluator, "needs_history", True))
         self.ucb1 = config.ucb1 or not getattr(evaluator, "has_priors", True)
         self._geometry = None
-        self._batch = None
-        self._buf = None
+        self._buf = None  # the first slot's buffers (root and cache arrays are shared)
+        self._slots: list[_Slot] = []
+        # batches in flight at once: one per evaluate call the evaluator can run in parallel,
+        # each on a worker thread while this one selects the next batch and backs up the last
+        self._parallel = max(1, int(getattr(evaluator, "parallel_calls", 1)))
+        self._pool = ThreadPoolExecutor(self._parallel, thread_name_prefix="evaluate") \
+            if self._parallel > 1 else None
         self._new_root_state()
 
     def set_config(self, config: SearchConfig) -> None:
@@ -526,24 +566,32 @@ class Search:
         w, h = game.width, game.height
         bs = self.config.batch_size
         a = w * h + 1
-        self._batch = b = PositionBatch(bs, w, h, game.komi, game.rules)
         # the root's board, history and recent moves, filled as the leaves' rows are
         self._root_batch = r = PositionBatch(1, w, h, game.komi, game.rules)
         d = T.max_depth_for(w, h) + 1
         cs = _cache_size(self.config.cache_size)
-        self._buf = SearchBuffers(
-            root_board=r.boards[0], root_history=r.history_boards[0],
-            root_points=r.recent_points[0], root_colors=r.recent_colors[0],
-            root_prior=np.zeros(a, np.float32), root_legal=np.zeros(a, np.bool_),
-            boards=b.boards, history=b.history_boards, recent_points=b.recent_points,
-            recent_colors=b.recent_colors, to_move=b.to_move, legal=b.legal,
-            path_nodes=np.zeros((bs, d), np.int64), path_actions=np.zeros((bs, d), np.int64),
-            path_len=np.zeros(bs, np.int64), leaf_kind=np.zeros(bs, np.int64),
-            leaf_row=np.zeros(bs, np.int64),
-            cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
-            cache_policy=np.zeros((cs, a), np.float32), cache_value=np.zeros(cs, np.float32),
-            cache_score=np.zeros((cs, 3), np.float32),
-            out=np.zeros(OUT_LEN, np.int64))
+        slots = []
+        for _ in range(self._parallel):
+            b = PositionBatch(bs, w, h, game.komi, game.rules)
+            slots.append(_Slot(b, SearchBuffers(
+                root_board=r.boards[0], root_history=r.history_boards[0],
+                root_points=r.recent_points[0], root_colors=r.recent_colors[0],
+                root_prior=np.zeros(a, np.float32), root_legal=np.zeros(a, np.bool_),
+                boards=b.boards, history=b.history_boards, recent_points=b.recent_points,
+                recent_colors=b.recent_colors, to_move=b.to_move, legal=b.legal,
+                path_nodes=np.zeros((bs, d), np.int64), path_actions=np.zeros((bs, d), np.int64),
+                path_len=np.zeros(bs, np.int64), leaf_kind=np.zeros(bs, np.int64),
+                leaf_row=np.zeros(bs, np.int64),
+                cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
+                cache_policy=np.zeros((cs, a), np.float32),
+                cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
+                out=np.zeros(OUT_LEN, np.int64))))
+        first = slots[0].buf  # the root arrays and the cache are one for all slots
+        shared = {f: getattr(first, f) for f in ("root_prior", "root_legal", "cache_used",
+                                                  "cache_keys", "cache_policy", "cache_value",
+                                                  "cache_score")}
+        self._slots = [_Slot(slot.batch, slot.buf._replace(**shared)) for slot in slots]
+        self._buf = first
         self._dummy_policy = np.zeros((1, a), np.float32)
         self._dummy_value = np.zeros(1, np.float32)
         self._dummy_score = np.zeros((1, 3), np.float32)
@@ -661,7 +709,6 @@ class Search:
         """
         self._ensure_root(game, color)
         t = self.tree
-        b = self._batch
         buf = self._buf
         buf.root_legal[:] = game.legal_mask(color)
         buf.root_prior[:] = 0
@@ -669,62 +716,62 @@ class Search:
         if t.node_state[self.root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
-        b.handicap_stones = game.handicap
+        for slot in self._slots:
+            slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
         self._set_score_center(fp)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
-        step = 0.0  # duration of the last batch (select, evaluate, back up)
-        now = start
-        while True:
-            if stop is not None and stop.is_set():
-                break
-            if limits.visits and int(t.node_visits[self.root]) >= limits.visits:
-                break
-            if limits.playouts and playouts >= limits.playouts:
-                break
-            last, now = now, time.monotonic()
-            step = now - last if playouts else 0.0
-            # stop when one more batch would end further past the limit than we are short of it
-            if limits.seconds and now - start + 0.5 * step >= limits.seconds:
-                break
-            if limits.early_stop and playouts and root_visit_gap(t, self.root_legal) > \
-                    _remaining_playouts(limits, int(t.node_visits[self.root]), playouts,
-                                        now - start):
-                break
-            if on_update is not None and now >= next_update:
-                on_update()
-                next_update = now + interval
-            n = select_batch(fp, ip, *t, *buf)
-            rows = int(buf.out[OUT_ROWS])
-            if rows:
-                b.count = rows
-                b.seed = int(self.rng.integers(1 << 31))
-                try:
-                    ev = self.evaluator.evaluate(b)
-                except BaseException:
-                    self.reset()  # in-flight virtual losses would corrupt the tree
-                    raise
-                policy = np.ascontiguousarray(ev.policy, dtype=np.float32)
-                value = np.ascontiguousarray(ev.value, dtype=np.float32)
-                score = score_columns(ev)
-                if ev.ownership is not None:
-                    self._add_ownership(ev.ownership, b.to_move[:rows], color)
-            else:
-                policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_score
-            expand_and_backup(fp, ip, n, policy, value, score, *t, *buf)
-            if playouts == 0:
-                self._set_score_center(fp)
-            playouts += n
-            if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
-                self._setup_root_prior(noise_weight, noise_alpha_scale)
-            if buf.out[OUT_FULL]:
-                if not self.tree_full:
-                    self.log(f"search: tree full ({int(t.meta[T.M_NODES]) - 1} nodes, "
-                             f"{int(t.meta[T.M_EDGES])} edges), stopping")
-                self.tree_full = True
-                break
+        in_flight = 0  # leaves of the batches being evaluated
+        step = 0.0  # seconds from launching a batch to its results, the last time
+        free = deque(self._slots)
+        pending: deque[_Slot] = deque()
+        stopping = False
+        try:
+            while True:
+                while free and not stopping:  # launch batches while the limits allow
+                    now = time.monotonic()
+                    visits = int(t.node_visits[self.root])
+                    stopping = self._should_stop(limits, stop, visits + in_flight,
+                                                 playouts + in_flight, now - start, step)
+                    leaves = self._leaves_wanted(limits, visits, playouts, in_flight)
+                    if stopping or leaves <= 0:
+                        break
+                    slot = free.popleft()
+                    ip[IntParam.batch_size] = leaves
+                    slot.leaves = select_batch(fp, ip, *t, *slot.buf)
+                    if slot.buf.out[OUT_FULL]:
+                        if not self.tree_full:
+                            self.log(f"search: tree full ({int(t.meta[T.M_NODES]) - 1} nodes, "
+                                     f"{int(t.meta[T.M_EDGES])} edges), stopping")
+                        self.tree_full = stopping = True
+                    if slot.leaves == 0:  # only collisions: wait for a batch in flight
+                        free.appendleft(slot)
+                        break
+                    self._launch(slot, now)
+                    pending.append(slot)
+                    in_flight += slot.leaves
+                if not pending:
+                    break
+                slot = pending.popleft()  # oldest first, so a visit limit gives one tree
+                self._back_up(slot, fp, ip, color)
+                step = time.monotonic() - slot.launched
+                in_flight -= slot.leaves
+                if playouts == 0:
+                    self._set_score_center(fp)
+                playouts += slot.leaves
+                free.append(slot)
+                if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
+                    self._setup_root_prior(noise_weight, noise_alpha_scale)
+                if on_update is not None and time.monotonic() >= next_update:
+                    on_update()
+                    next_update = time.monotonic() + interval
+        except BaseException:
+            for slot in pending:  # let the evaluations in flight finish, then forget the
+                slot.result.exception()  # tree: their virtual losses would corrupt it
+            self.reset()
+            raise
         if on_update is not None:
             on_update()
         return playouts
@@ -749,6 +796,67 @@ class Search:
         fp, ip = self._kernel_params(game, 0.0)
         expand_and_backup(fp, ip, 0, self._dummy_policy, self._dummy_value, self._dummy_score,
                           *self.tree, *self._buf)
+
+    def _should_stop(self, limits: SearchLimits, stop, visits: int, playouts: int,
+                     elapsed: float, step: float) -> bool:
+        """Whether to launch no more batches; visits and playouts count those in flight.
+
+        The time limit stops when one more batch would end further past it than we are short
+        of it; early stop when no other root move can catch up with the most visited one.
+        """
+        if stop is not None and stop.is_set():
+            return True
+        if limits.seconds and elapsed + 0.5 * step >= limits.seconds:
+            return True
+        return bool(limits.early_stop and playouts
+                    and root_visit_gap(self.tree, self.root_legal)
+                    > _remaining_playouts(limits, visits, playouts, elapsed))
+
+    def _leaves_wanted(self, limits: SearchLimits, visits: int, playouts: int,
+                       in_flight: int) -> int:
+        """Leaves for the next batch: config.batch_size at most, fewer while the tree is small
+        (root visits / (batch_growth x batches in flight): virtual losses then send few visits
+        astray), never beyond a visit or playout limit (counting the leaves in flight)."""
+        cfg = self.config
+        n = cfg.batch_size
+        if cfg.batch_growth:
+            n = min(n, max(1, visits // (cfg.batch_growth * self._parallel)))
+        if limits.visits:
+            n = min(n, limits.visits - visits - in_flight)
+        if limits.playouts:
+            n = min(n, limits.playouts - playouts - in_flight)
+        return n
+
+    def _launch(self, slot: "_Slot", now: float) -> None:
+        """Start evaluating the slot's batch rows: on a worker thread when batches run in
+        parallel, else here (slot.result is then already done)."""
+        rows = int(slot.buf.out[OUT_ROWS])
+        slot.launched = now
+        slot.result = Future()
+        if not rows:
+            slot.result.set_result(None)
+            return
+        b = slot.batch
+        b.count = rows
+        b.seed = int(self.rng.integers(1 << 31))
+        if self._pool is not None:
+            slot.result = self._pool.submit(self.evaluator.evaluate, b)
+        else:
+            slot.result.set_result(self.evaluator.evaluate(b))
+
+    def _back_up(self, slot: "_Slot", fp, ip, color: int) -> None:
+        """Wait for the slot's evaluation, expand its leaves and back all its leaves up."""
+        ev = slot.result.result()
+        if ev is None:  # no row needed the evaluator (terminal positions, cache hits)
+            policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_score
+        else:
+            policy = np.ascontiguousarray(ev.policy, dtype=np.float32)
+            value = np.ascontiguousarray(ev.value, dtype=np.float32)
+            score = score_columns(ev)
+            if ev.ownership is not None:
+                b = slot.batch
+                self._add_ownership(ev.ownership, b.to_move[:b.count], color)
+        expand_and_backup(fp, ip, slot.leaves, policy, value, score, *self.tree, *slot.buf)
 
     def _set_score_center(self, fp) -> None:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side

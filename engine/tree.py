@@ -59,6 +59,7 @@ class TreeArrays(NamedTuple):
     node_visits: np.ndarray  # int64: completed visits through the node (its own evaluation too)
     node_value_sum: np.ndarray  # float64: sum of backed-up values (mover's view)
     node_value_sq: np.ndarray  # float64: sum of their squares (for the LCB)
+    node_utility_sq: np.ndarray  # float64: sum of squared utilities (value + score utility)
     node_score_sum: np.ndarray  # float64: sum of backed-up score leads (mover's view)
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
     node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, value_sum - virtual) side by
@@ -90,6 +91,7 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
         node_visits=np.zeros(n, np.int64),
         node_value_sum=np.zeros(n, np.float64),
         node_value_sq=np.zeros(n, np.float64),
+        node_utility_sq=np.zeros(n, np.float64),
         node_score_sum=np.zeros(n, np.float64),
         node_virtual=np.zeros(n, np.int32),
         node_sel=np.zeros((n, 2), np.float64),
@@ -132,6 +134,7 @@ def alloc_node(t, to_move, key):
     t.node_visits[n] = 0
     t.node_value_sum[n] = 0.0
     t.node_value_sq[n] = 0.0
+    t.node_utility_sq[n] = 0.0
     t.node_score_sum[n] = 0.0
     t.node_virtual[n] = 0
     t.node_sel[n, 0] = 0.0
@@ -244,6 +247,7 @@ def copy_subtree(src, root, dst):
         dst.node_visits[new] = src.node_visits[old]
         dst.node_value_sum[new] = src.node_value_sum[old]
         dst.node_value_sq[new] = src.node_value_sq[old]
+        dst.node_utility_sq[new] = src.node_value_sq[old]  # as node_sel: values, utilities later
         dst.node_score_sum[new] = src.node_score_sum[old]
         dst.node_virtual[new] = 0
         dst.node_sel[new, 0] = src.node_visits[old]

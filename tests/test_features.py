@@ -1,6 +1,8 @@
 """V7 input features: plane- and global-level checks on hand positions and KataGo's reference
 positions (katago-network.md §3, §5.4)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -315,3 +317,32 @@ def test_set_up_position_without_history():
     want = np.zeros(19, dtype=np.float32)
     want[[5, 6, 7, 8, 18]] = [0.375, 1.0, 0.5, 1.0, 0.5]
     assert np.array_equal(glob[0], want)
+
+
+def test_threads_filling_ladder_features_at_once_get_the_sequential_planes(reference):
+    """The search's worker threads fill features concurrently (fill_batch releases the GIL):
+    each thread needs its own ladder scratch memory."""
+    games = [reference(i) for i in ("ladder_working_run", "ladder_broken_run",
+                                    "ladder_working_w_atari", "ladder_broken_w_atari")]
+
+    def fill():
+        batch = PositionBatch(len(games), 19, 19, 7.5, games[0].rules)
+        for i, g in enumerate(games):
+            batch_row_from_game(batch, i, g)
+        batch.count = len(games)
+        spatial = np.zeros((len(games), NUM_SPATIAL, 19, 19), np.float32)
+        glob = np.zeros((len(games), NUM_GLOBAL), np.float32)
+        for _ in range(30):
+            fill_features(batch, spatial, glob, np.arange(len(games)))
+        return spatial
+
+    expected = fill()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(fill()), daemon=True)
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)  # shared scratch memory can send a ladder search into a loop
+    assert len(results) == 2, "a thread filling features did not finish"
+    assert all(np.array_equal(got, expected) for got in results)

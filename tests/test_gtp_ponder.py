@@ -75,27 +75,30 @@ def engine_with(logs: list, **config) -> Engine:
 
 def test_pondered_visits_count_at_the_next_genmove():
     logs = []
-    engine = engine_with(logs, visits=100, ponder=True)
+    # no early stop: it may end a search short of the limit once the best move cannot be
+    # overtaken (likely with this evaluator's equal values), and the limit is what is checked
+    engine = engine_with(logs, visits=100, ponder=True, early_stop=False)
     loop = Loop(engine)
     answer, _ = loop.timed("genmove b\n")
     assert re.fullmatch(r"= [A-J]\d\n", answer)
     time.sleep(1.0)  # White's thinking time: the engine ponders
     answer, waited = loop.timed("name\n")
     assert answer == "= Dosaku\n" and waited < 0.2  # pondering never delays an answer
-    stats = engine.search.root_stats()  # pondering stopped: nothing touches the tree now
+    # pondering resumed after `name` (the game is unchanged), so visits only grow from here
+    stats = engine.search.root_stats()
     assert stats.root_visits > 200  # far beyond the 100 of a genmove
     best = int(stats.actions[stats.visits.argmax()])
-    expected = int(stats.visits.max())
     reply = format_vertex(point_from_action(best, 9, 9), 9, 9)
     assert loop.timed(f"play w {reply}\n")[0] == "=\n"  # White plays the move pondered most
-    assert engine.search.root_stats().root_visits == expected  # its subtree was kept
+    kept = engine.search.root_stats().root_visits  # pondering stopped at `play`
+    assert 0 < stats.visits.max() <= kept < 100  # its subtree was kept
     logs.clear()
     loop.send("genmove b\n")
     loop.answer()
     report = REPORT.fullmatch(logs[-1])
     visits, playouts = int(report[3]), int(report[4])
-    # the search only added what the 100-visit limit still lacked (in batches of 8)
-    assert visits == expected + playouts and 100 - expected <= playouts < 100 - expected + 8
+    # the search only added what the 100-visit limit still lacked (batches never overshoot it)
+    assert visits == kept + playouts == 100
     loop.close()
 
 

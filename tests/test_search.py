@@ -223,7 +223,7 @@ def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved():
         s.run(g, BLACK, SearchLimits(seconds=seconds, early_stop=True, bank_time=bank))
         used = time.monotonic() - start
         if bank:
-            assert used < 0.8 * seconds
+            assert used < 0.9 * seconds  # the time limit would stop at seconds - half a batch
         else:
             assert 0.9 * seconds <= used < seconds + 0.3
 

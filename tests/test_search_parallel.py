@@ -1,0 +1,112 @@
+"""Batches in flight on worker threads (evaluators with parallel_calls > 1) and batches that
+grow with the tree: overlap, exact limits, reproducibility, clean failure."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from engine import board as B
+from engine import tree as T
+from engine.config import SearchConfig
+from engine.constants import BLACK
+from engine.evaluator import Evaluation
+from engine.game import GameState
+from engine.search import Search, SearchLimits
+
+CFG = SearchConfig(batch_size=8, max_nodes=50_000, max_edges=1_000_000)
+
+
+class SlowEvaluator:
+    """Uniform policy and a value fixed per position; each call sleeps `delay` seconds (as a
+    network call does, without the GIL) and records its size and how many calls overlapped."""
+
+    needs_history = False
+
+    def __init__(self, parallel_calls=2, delay=0.002, fail_at=None):
+        self.parallel_calls = parallel_calls
+        self.delay = delay
+        self.fail_at = fail_at
+        self.sizes = []
+        self.running = 0
+        self.most_running = 0
+        self._lock = threading.Lock()
+
+    def evaluate(self, batch):
+        n = batch.count
+        with self._lock:
+            self.sizes.append(n)
+            self.running += 1
+            self.most_running = max(self.most_running, self.running)
+            fail = len(self.sizes) == self.fail_at
+        time.sleep(self.delay)
+        with self._lock:
+            self.running -= 1
+        if fail:
+            raise RuntimeError("evaluator failed")
+        legal = batch.legal[:n].astype(np.float32)
+        keys = batch.boards[:n, B.ROW_HEADER, B.H_HASH]
+        value = ((keys % 997) / 997.0 - 0.5).astype(np.float32)
+        return Evaluation(legal / legal.sum(axis=1, keepdims=True), value,
+                          np.zeros(n, np.float32), None)
+
+
+def _root_visits(s):
+    st = s.root_stats()
+    return {int(a): int(v) for a, v in zip(st.actions, st.visits) if v > 0}
+
+
+def test_two_batches_are_evaluated_at_once():
+    ev = SlowEvaluator()
+    s = Search(ev, CFG, seed=1)
+    s.run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=600))
+    assert ev.most_running == 2
+    serial = SlowEvaluator(parallel_calls=1)
+    Search(serial, CFG, seed=1).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=600))
+    assert serial.most_running == 1
+
+
+def test_visit_and_playout_limits_are_exact_with_batches_in_flight():
+    for limits, check in ((SearchLimits(visits=333), lambda s, n: s.tree.node_visits[s.root]),
+                          (SearchLimits(playouts=250), lambda s, n: n)):
+        s = Search(SlowEvaluator(delay=0.0), CFG, seed=2)
+        n = s.run(GameState(7, 7, 0.5), BLACK, limits)
+        assert int(check(s, n)) == (limits.visits or limits.playouts)
+        assert not s.tree.node_virtual[:int(s.tree.meta[T.M_NODES])].any()  # all backed up
+
+
+def test_visit_limited_search_is_reproducible_despite_threads():
+    def run(seed):
+        s = Search(SlowEvaluator(delay=0.0005), CFG, seed=seed)
+        s.run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=500))
+        return _root_visits(s)
+
+    first = run(3)
+    assert run(3) == first and sum(first.values()) == 499
+
+
+def test_batches_grow_with_the_root_visits():
+    ev = SlowEvaluator(delay=0.0)
+    cfg = SearchConfig(batch_size=8, batch_growth=16, max_nodes=50_000, max_edges=1_000_000)
+    Search(ev, cfg, seed=4).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=2000))
+    # 2 batches in flight: one leaf each below 64 root visits, 8 from 256 visits on
+    assert ev.sizes[:20] == [1] * 20
+    assert max(ev.sizes) == 8 and ev.sizes[-30:-5].count(8) >= 20
+    fixed = SlowEvaluator(delay=0.0)
+    cfg = SearchConfig(batch_size=8, batch_growth=0, max_nodes=50_000, max_edges=1_000_000)
+    Search(fixed, cfg, seed=4).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=2000))
+    assert fixed.sizes[2:10] == [8] * 8  # batch_growth 0: full batches from the start
+
+
+def test_a_failing_evaluation_leaves_a_clean_tree():
+    ev = SlowEvaluator(fail_at=6)
+    s = Search(ev, CFG, seed=5)
+    g = GameState(7, 7, 0.5)
+    with pytest.raises(RuntimeError, match="evaluator failed"):
+        s.run(g, BLACK, SearchLimits(visits=400))
+    assert not s.has_tree  # forgotten: virtual losses of the other batch in flight are gone
+    ev.fail_at = None
+    s.run(g, BLACK, SearchLimits(visits=400))
+    assert int(s.tree.node_visits[s.root]) == 400
+    assert not s.tree.node_virtual[:int(s.tree.meta[T.M_NODES])].any()

@@ -1,7 +1,7 @@
 """Strength per generation: every net of one or more training runs against fixed opponents.
 
-    python -m training.strength RUN [RUN ...] --out DIR [--opponents rollout,gnugo1,gnugo10]
-        [--games 10] [--visits 100] [--every 1]
+    python -m training.strength RUN [RUN ...] --out DIR [--opponents rollout,gnugo1]
+        [--last-opponents gnugo10] [--games 10] [--visits 100] [--every 1]
 
 For each generation's net (RUN/nets/gen-NNN.onnx) and each opponent it plays a match of the
 tournament kit (alternating colours, pairs of games sharing two random opening moves, GNU Go as
@@ -68,13 +68,15 @@ def selfplay_cpu_minutes(run: Path, generation: int) -> float:
 
 
 def measure(runs: list[Path], out: Path, opponents: list[str], games: int, visits: int,
-            every: int, size: int, komi: float, gnugo: str, log=print) -> list[dict]:
+            every: int, size: int, komi: float, gnugo: str, last_opponents=(),
+            log=print) -> list[dict]:
     """Play (or finish) every match, logging one line per match; the records, in run /
-    generation / opponent order."""
+    generation / opponent order. `last_opponents` play each run's last net only."""
     records = []
     for run in runs:
-        for gen, net in generations(run, every):
-            for opp in opponents:
+        nets = generations(run, every)
+        for gen, net in nets:
+            for opp in opponents + (list(last_opponents) if gen == nets[-1][0] else []):
                 folder = out / run.name / f"gen-{gen:03d}-vs-{opp}"
                 cfg = MatchConfig(engines=[dosaku_command(str(net), visits, size, komi),
                                            opponent_command(opp, visits, size, komi, gnugo)],
@@ -151,7 +153,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", help="training run folders (training.loop --out)")
     ap.add_argument("--out", required=True, help="folder of the matches and the report")
-    ap.add_argument("--opponents", default="rollout,gnugo1,gnugo10")
+    ap.add_argument("--opponents", default="rollout,gnugo1,gnugo10",
+                    help="rollout (random playouts at the same visits) or gnugoL, comma-separated")
+    ap.add_argument("--last-opponents", default="",
+                    help="opponents for each run's last net only (e.g. gnugo10)")
     ap.add_argument("--games", type=int, default=10, help="games per net and opponent")
     ap.add_argument("--visits", type=int, default=100, help="Dosaku's visits a move")
     ap.add_argument("--every", type=int, default=1, help="every k-th generation (and the last)")
@@ -160,14 +165,16 @@ def main(argv=None) -> int:
     ap.add_argument("--gnugo", default=shutil.which("gnugo") or "/usr/games/gnugo")
     a = ap.parse_args(argv)
     opponents = a.opponents.split(",")
+    last = [o for o in a.last_opponents.split(",") if o]
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     records = measure([Path(r) for r in a.runs], out, opponents, a.games, a.visits, a.every,
-                      a.size, a.komi, a.gnugo, log=lambda line: print(line, flush=True))
+                      a.size, a.komi, a.gnugo, last, log=lambda line: print(line, flush=True))
+    everyone = opponents + [o for o in last if o not in opponents]
     (out / "strength.json").write_text(json.dumps(records, indent=1))
-    (out / "strength.md").write_text(table(records, opponents))
-    plot(records, opponents, out / "strength.png")
-    print(table(records, opponents))
+    (out / "strength.md").write_text(table(records, everyone))
+    plot(records, everyone, out / "strength.png")
+    print(table(records, everyone))
     return 0
 
 

@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
@@ -90,6 +91,10 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "(default off)")
     ap.add_argument("--log-file", help="also write the log to this file")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    ap.add_argument("--precompile", action="store_true",
+                    help="compile the engine's kernels for these flags into the cache and exit: "
+                    "a one-time step after installing or updating, so that the first genmove of "
+                    "every later start is quick")
     argv = list(sys.argv[1:] if argv is None else argv)
     pre, _ = ap.parse_known_args(argv)
     if pre.config:
@@ -193,6 +198,11 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=args.log_level.upper(), handlers=handlers,
                         format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     announce_evaluator(args)
+    if args.precompile:
+        started = time.monotonic()
+        build_engine(args)
+        log.info("kernels compiled and cached in %.1f s", time.monotonic() - started)
+        return
     from gtp.commands import Commands
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer

@@ -55,3 +55,26 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
 def test_compiling_in_process_runs(kind):
     precompile.compile_evaluator(kind)
     precompile.compile_game_and_tree()
+
+
+def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path, monkeypatch):
+    """`dosaku --precompile` (the one-time step after installing) compiles everything a genmove
+    with the shipped net needs: afterwards the cache is warm, and a game's genmoves find every
+    kernel there, storing nothing new."""
+    cache = tmp_path / "numba"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    run = [sys.executable, str(ROOT / "run_engine.py"), "--precompile"]
+    first = subprocess.run(run, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=900)
+    assert first.returncode == 0 and first.stdout == "", first.stderr
+    assert "kernels compiled and cached" in first.stderr
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))
+    assert not precompile.cache_is_cold()
+    stored = {p: p.stat().st_mtime_ns for p in cache.rglob("*.nbi")}
+    assert {p.name.split("-")[0] for p in stored} >= {
+        "search.select_batch", "search.expand_and_backup", "features.fill_batch"}
+    game = subprocess.run([sys.executable, str(ROOT / "run_engine.py"), "--visits", "50"],
+                          input="boardsize 9\ngenmove b\ngenmove w\nquit\n", env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert game.returncode == 0 and game.stdout.count("=") == 4, (game.stdout, game.stderr)
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.nbi")} == stored

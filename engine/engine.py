@@ -4,7 +4,6 @@ It owns the GameState and the Search. Every game change goes through here so the
 can follow it (tree reuse after play/genmove, reset after anything else).
 """
 
-import copy
 import sys
 import threading
 import time
@@ -21,7 +20,7 @@ from engine.coords import action_from_point, format_vertex, neighbours, point_fr
 from engine.dead_stones import DeadStones, black_ownership
 from engine.evaluator import UniformEvaluator
 from engine.free_handicap import free_handicap_points
-from engine.game import GameState
+from engine.game import GameState, restricted_view
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
@@ -473,11 +472,8 @@ class Engine:
             on_update(self.snapshot(color))
 
     def _restricted(self, avoid, allow):
-        """The game as the search should see it: root legality limited by avoid/allow.
-
-        A shallow copy sharing the board and history, whose legal_mask drops those moves; the
-        search reads root legality only through legal_mask.
-        """
+        """The game as the search should see it: root legality limited by avoid/allow
+        (engine.game.restricted_view)."""
         if not avoid and allow is None:
             return self.game
         w, h = self.size
@@ -486,18 +482,7 @@ class Engine:
             permitted[:] = False
             permitted[[action_from_point(p, w, h) for p in allow]] = True
         permitted[[action_from_point(p, w, h) for p in avoid]] = False
-        full = self.game.legal_mask
-
-        def legal_mask(color: int) -> np.ndarray:
-            mask = full(color)
-            kept = mask & permitted
-            if not kept.any():
-                kept[-1] = True  # nothing allowed is legal: pass is always possible
-            return kept
-
-        view = copy.copy(self.game)
-        view.legal_mask = legal_mask
-        return view
+        return restricted_view(self.game, permitted)
 
     # ---- raw network output ----------------------------------------------------------------
     @property

@@ -12,12 +12,12 @@ this target improves on the prior in expectation even when most moves were never
 Values are the root side to move's, in [-1, 1]; actions are network actions (pass last).
 """
 
-import copy
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from engine.game import restricted_view
 from engine.search import SearchLimits
 
 C_VISIT = 50.0  # mctx maxvisit_init
@@ -98,20 +98,6 @@ def improved_policy(logits: np.ndarray, sig: np.ndarray, legal: np.ndarray) -> n
 def prior_logits(prior: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """log prior on legal moves (-inf elsewhere); a zero prior stays finite but very low."""
     return np.where(legal, np.log(np.maximum(prior, 1e-30)), -np.inf)
-
-
-def restricted_view(game, allowed: np.ndarray):
-    """The game as the search sees it with root moves limited to `allowed` (bool per action):
-    a shallow copy whose legal_mask drops the others (the search reads root legality only
-    through legal_mask)."""
-    full = game.legal_mask
-
-    def legal_mask(color: int) -> np.ndarray:
-        return full(color) & allowed
-
-    view = copy.copy(game)
-    view.legal_mask = legal_mask
-    return view
 
 
 def gumbel_search(search, game, color: int, k: int, simulations: int,

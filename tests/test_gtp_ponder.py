@@ -102,6 +102,13 @@ def test_pondered_visits_count_at_the_next_genmove():
     loop.close()
 
 
+def assert_search_idle(engine, seconds: float) -> None:
+    """No visits are added to the engine's tree for `seconds`."""
+    visits = engine.search.root_stats().root_visits
+    time.sleep(seconds)
+    assert engine.search.root_stats().root_visits == visits
+
+
 def test_commands_during_pondering_are_answered_at_once_and_pondering_goes_on():
     logs = []
     engine = engine_with(logs, visits=50, ponder=True)
@@ -116,9 +123,7 @@ def test_commands_during_pondering_are_answered_at_once_and_pondering_goes_on():
         seen.append(engine.search.root_stats().root_visits)
     assert seen == sorted(seen) and seen[-1] > seen[0] + 50  # resumed after each command
     assert loop.timed("play w pass\n")[0] == "=\n"  # the game changed: no more pondering
-    visits = engine.search.root_stats().root_visits
-    time.sleep(0.3)
-    assert engine.search.root_stats().root_visits == visits
+    assert_search_idle(engine, 0.3)
     loop.close()
 
 
@@ -127,9 +132,7 @@ def test_without_ponder_nothing_searches_between_commands():
     engine = engine_with(logs, visits=50)
     loop = Loop(engine)
     loop.timed("genmove b\n")
-    visits = engine.search.root_stats().root_visits
-    time.sleep(0.5)
-    assert engine.search.root_stats().root_visits == visits
+    assert_search_idle(engine, 0.5)
     loop.close()
 
 

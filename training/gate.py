@@ -45,11 +45,19 @@ class GateResult:
     passed: bool
 
 
+def dosaku_command(player: list[str], visits: int, size: int, komi: float,
+                   seed: int = 0) -> str:
+    """The GTP command line of our engine with `player` flags (`--model NET`, `--evaluator
+    rollout`) at `visits` a move with one evaluation in flight: a result that does not
+    depend on the machine's load."""
+    return shlex.join([sys.executable, str(RUN_ENGINE), *player, "--visits", str(visits),
+                       "--threads", "1", "--seed", str(seed), "--boardsize", str(size),
+                       "--komi", str(komi)])
+
+
 def engine_command(net: str | Path, cfg: GateConfig) -> str:
     """The GTP command line of one side: our engine on `net` with the gate's budget."""
-    return shlex.join([sys.executable, str(RUN_ENGINE), "--model", str(net), "--visits",
-                       str(cfg.visits), "--threads", "1", "--seed", str(cfg.seed),
-                       "--boardsize", str(cfg.size), "--komi", str(cfg.komi)])
+    return dosaku_command(["--model", str(net)], cfg.visits, cfg.size, cfg.komi, cfg.seed)
 
 
 def gate(candidate: str | Path, current: str | Path, out: str | Path,

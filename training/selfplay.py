@@ -45,7 +45,8 @@ from engine.coords import point_from_action
 from engine.engine import Engine
 from engine.evaluator import PositionBatch
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.gumbel import gumbel_search, restricted_view
+from engine.game import restricted_view
+from engine.gumbel import gumbel_search
 from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_result_possible,
                                    session_options)
 from engine.positions import batch_row_from_game
@@ -227,7 +228,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         full = recording and (settings.budget(True) <= 1
                               or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
-        view = _without_early_pass(game, color, len(game.moves) < first_pass)
+        view = _without_early_pass(game, len(game.moves) < first_pass)
         action, pi, value = _search_move(engine, view, evaluator, batch, taught, players,
                                          settings, full, sample, rng)
         if recording:
@@ -248,26 +249,23 @@ def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
     return net_outputs(raw, batch.legal[:1], model, no_result_possible(batch.rules))
 
 
-def _without_early_pass(game, color: int, early: bool):
+def _without_early_pass(game, early: bool):
     """The game as the move's search sees it: before `pass_from`, pass is dropped from the
     root's moves unless nothing else is legal."""
     if not early:
         return game
-    allowed = game.legal_mask(color).copy()
-    if not allowed[:-1].any():
-        return game
-    allowed[-1] = False
-    return restricted_view(game, allowed)
+    no_pass = np.ones(game.width * game.height + 1, np.bool_)
+    no_pass[-1] = False
+    return restricted_view(game, no_pass)
 
 
 def _search_move(engine, game, evaluator, batch, taught, players, settings, full, sample, rng):
     """(action, policy target over all actions, mover's value in [-1, 1]) of one move; the
     search sees `game` (the engine's game, or a view restricting its root moves)."""
     visits = settings.budget(full)
-    legal = game.legal_mask(engine.to_move)
     if visits <= 1:
         return _raw_policy_move(evaluator, batch, taught if players.net is None else None,
-                                legal, sample, rng)
+                                game.legal_mask(engine.to_move), sample, rng)
     if settings.gumbel:
         res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng)
         return res.action, res.policy, res.value

@@ -17,9 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
 from tournament.elo import estimate, format_elo
@@ -27,23 +25,16 @@ from tournament.match import Match
 from tournament.match_game import MatchConfig
 from tournament.match_report import tally
 from training.chunks import read_manifest
+from training.gate import dosaku_command
 
-RUN_ENGINE = Path(__file__).resolve().parents[1] / "run_engine.py"
 GEN_NET = re.compile(r"gen-(\d+)\.onnx")
-
-
-def dosaku_command(net: str | None, visits: int, size: int, komi: float) -> str:
-    """Our engine on `net` (None: random playouts) at `visits` a move, one evaluation in flight."""
-    model = ["--model", net] if net else ["--evaluator", "rollout"]
-    return shlex.join([sys.executable, str(RUN_ENGINE), *model, "--visits", str(visits),
-                       "--threads", "1", "--boardsize", str(size), "--komi", str(komi)])
 
 
 def opponent_command(name: str, visits: int, size: int, komi: float, gnugo: str) -> str:
     """`rollout` (Dosaku on random playouts at the same visits) or `gnugoL` (GNU Go level L,
     seeded)."""
     if name == "rollout":
-        return dosaku_command(None, visits, size, komi)
+        return dosaku_command(["--evaluator", "rollout"], visits, size, komi)
     level = re.fullmatch(r"gnugo(\d+)", name)
     if not level:
         raise ValueError(f"unknown opponent {name!r}: rollout or gnugoL (GNU Go level L)")
@@ -78,7 +69,8 @@ def measure(runs: list[Path], out: Path, opponents: list[str], games: int, visit
         for gen, net in nets:
             for opp in opponents + (list(last_opponents) if gen == nets[-1][0] else []):
                 folder = out / run.name / f"gen-{gen:03d}-vs-{opp}"
-                cfg = MatchConfig(engines=[dosaku_command(str(net), visits, size, komi),
+                cfg = MatchConfig(engines=[dosaku_command(["--model", str(net)], visits, size,
+                                                          komi),
                                            opponent_command(opp, visits, size, komi, gnugo)],
                                   games=games, size=size, komi=komi, out=str(folder),
                                   openings=2, referee=f"{gnugo} --mode gtp --chinese-rules")
@@ -100,21 +92,19 @@ def table(records: list[dict], opponents: list[str]) -> str:
     """Markdown: one row per run and generation, wins/games and Elo against each opponent."""
     head = "| run | generation | self-play CPU min | " + " | ".join(opponents) + " |"
     lines = [head, "|" + "---|" * (3 + len(opponents))]
-    keys = sorted({(r["run"], r["generation"]) for r in records})
-    for run, gen in keys:
+    by_key = {(r["run"], r["generation"], r["opponent"]): r for r in records}
+    cpu = {(r["run"], r["generation"]): r["selfplay_cpu_minutes"] for r in records}
+    for run, gen in sorted(cpu):
         cells = []
         for opp in opponents:
-            r = next((x for x in records if (x["run"], x["generation"], x["opponent"])
-                      == (run, gen, opp)), None)
+            r = by_key.get((run, gen, opp))
             if r is None:
                 cells.append("")
                 continue
             n = r["wins"] + r["draws"] + r["losses"]
             elo = f"{r['elo']} [{r['elo_95'][0]}, {r['elo_95'][1]}]"
             cells.append(f"{r['wins'] + r['draws'] / 2:g}/{n} ({elo})")
-        cpu = next(x["selfplay_cpu_minutes"] for x in records
-                   if (x["run"], x["generation"]) == (run, gen))
-        lines.append(f"| {run} | {gen} | {cpu:g} | " + " | ".join(cells) + " |")
+        lines.append(f"| {run} | {gen} | {cpu[run, gen]:g} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

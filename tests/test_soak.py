@@ -72,6 +72,32 @@ def test_short_soak_against_gnugo_with_a_byoyomi_clock(tmp_path, capsys, gnugo):
     assert "engine1: 2 games" in printed and "illegal 0, crash 0, time losses 0" in printed
 
 
+def test_soak_json_after_every_game_and_a_rerun_continues_it(tmp_path, fake_engine, capsys):
+    """A soak stopped after its first game and run again with more --games keeps the memory
+    samples of the first run: soak.json grows with the match instead of starting over."""
+    out = tmp_path / "soak"
+    args = [fake_engine("slow", "0.1"), fake_engine("pass"), "--size", "5", "--komi", "0.5",
+            "--max-moves", "8", "--rss-interval", "0.05", "--no-progress", "--out", str(out)]
+    assert main(args + ["--games", "1"]) == 0
+    first = json.loads((out / "soak.json").read_text())
+    assert first["summary"]["engine1"]["games"] == 1 and first["samples"]
+    first_pids = {s["pid"] for s in first["samples"]}
+
+    assert main(args + ["--games", "2"]) == 0
+    data = json.loads((out / "soak.json").read_text())
+    assert data["samples"][:len(first["samples"])] == first["samples"]
+    later = data["samples"][len(first["samples"]):]
+    assert later and not first_pids & {s["pid"] for s in later}  # new engine processes
+    assert all(s["games"] >= 1 for s in later)
+    times = [s["t"] for s in data["samples"]]
+    assert times == sorted(times)
+    e1 = data["summary"]["engine1"]
+    assert e1["games"] == 2 and e1["illegal"] == e1["crash"] == e1["timeout"] == 0
+    assert {p["pid"] for p in e1["processes"]} == {
+        s["pid"] for s in data["samples"] if s["engine"] == 1}  # both runs' engine 1
+    assert "engine1: 2 games" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("bad", [["--kgs-time-settings", "byoyomi", "2", "1"]])
 def test_soak_refuses_bad_settings(tmp_path, bad, capsys):
     assert main(["a", "b", "--games", "1", "--out", str(tmp_path), *bad]) == 2

@@ -6,7 +6,9 @@ Takes the options of tournament.match (usually Dosaku against GNU Go with a serv
 plus --rss-interval. Every interval the resident memory (RSS) of each running engine process
 is read from /proc; OUT/soak.json keeps the samples and a summary: per engine the games, the
 games lost by an illegal move, a crash or on time, and per process the RSS after its first game
-and at its last sample. Exit status 0 when engine 1 lost no game that way.
+and at its last sample. soak.json is rewritten after every game, like match.json, and a rerun
+with the same --out continues both: a soak stopped half-way keeps its memory record. Exit
+status 0 when engine 1 lost no game that way.
 """
 
 from __future__ import annotations
@@ -37,14 +39,15 @@ def rss_mb(pid: int) -> float | None:
 
 
 class RssSampler(threading.Thread):
-    """Samples the RSS of the match's engine processes until stopped."""
+    """Samples the RSS of the match's engine processes until stopped, after the samples of
+    an earlier run (`previous`; the clock `t` goes on from their last)."""
 
-    def __init__(self, match: Match, interval: float):
+    def __init__(self, match: Match, interval: float, previous: list[dict] = ()):
         super().__init__(daemon=True)
         self.match, self.interval = match, interval
-        self.samples: list[dict] = []
+        self.samples: list[dict] = list(previous)
         self.stop = threading.Event()
-        self.start_time = time.monotonic()
+        self.start_time = time.monotonic() - (self.samples[-1]["t"] if self.samples else 0.0)
 
     def sample(self) -> None:
         games = len(self.match.records)
@@ -87,6 +90,36 @@ def summary(records: list[dict], samples: list[dict]) -> dict:
     return out
 
 
+class SoakMatch(Match):
+    """A Match that samples its engines' memory and saves soak.json whenever it saves
+    match.json (after every game)."""
+
+    def __init__(self, cfg, interval: float):
+        super().__init__(cfg)
+        self.soak_path = os.path.join(cfg.out, "soak.json")
+        self.sampler = RssSampler(self, interval, self._previous_samples())
+
+    def _previous_samples(self) -> list[dict]:
+        """The samples of an earlier run into the same --out (none when match.json is gone)."""
+        if not (os.path.exists(self.soak_path) and os.path.exists(self.path)):
+            return []
+        try:
+            with open(self.soak_path, encoding="utf-8") as fh:
+                return json.load(fh)["samples"]
+        except (ValueError, KeyError) as exc:
+            raise MatchError(f"{self.soak_path} is unreadable ({exc}); use another --out") \
+                from None
+
+    def save(self) -> None:
+        super().save()
+        samples = list(self.sampler.samples)
+        data = {"summary": summary(list(self.records.values()), samples), "samples": samples}
+        tmp = self.soak_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, self.soak_path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = parser("python -m tournament.soak", __doc__.split("\n")[0])
     ap.add_argument("--rss-interval", type=float, default=5.0,
@@ -94,14 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     cfg = config_from(ap, a)
     try:
-        match = Match(cfg)
-        sampler = RssSampler(match, a.rss_interval)
-        sampler.start()
+        match = SoakMatch(cfg, a.rss_interval)
+        match.sampler.start()
         try:
             records = match.run(progress=not a.no_progress)
         finally:
-            sampler.stop.set()
-            sampler.join()
+            match.sampler.stop.set()
+            match.sampler.join()
+        match.save()  # the samples taken after the last game
     except (MatchError, OSError) as exc:
         print(f"soak: {exc}", file=sys.stderr)
         return 2
@@ -109,10 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         print("soak: interrupted; rerun with the same --out to continue", file=sys.stderr)
         return 130
     report(cfg, records)
-    result = summary(records, sampler.samples)
-    path = os.path.join(cfg.out, "soak.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump({"summary": result, "samples": sampler.samples}, fh, indent=1)
+    result = summary(records, match.sampler.samples)
     for name, s in result.items():
         rss = "; ".join(f"pid {p['pid']}: {p['rss_after_first_game_mb']:.0f} -> "
                         f"{p['rss_last_mb']:.0f} MB over {p['games']} games"
@@ -120,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {s['games']} games, {s['wins']} wins; illegal {s['illegal']}, "
               f"crash {s['crash']}, time losses {s['timeout']}; least spare time "
               f"{s['least_spare_seconds']} s; RSS {rss or 'not sampled'}")
-    print(f"soak: {path}")
+    print(f"soak: {match.soak_path}")
     return 0 if not any(result["engine1"][f] for f in FAULTS) else 1
 
 

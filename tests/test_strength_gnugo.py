@@ -9,8 +9,8 @@ alternating colours, GNU Go as the referee), 20 games at a fixed number of visit
   `--seed 2` and `--seed 3`, measured when the net was shipped. The test replays the first and
   requires the least of the three, less SLACK: on another CPU float differences (AVX2 or
   AVX-512 kernels) can tip a close search and replay other games, and the other seeds show how
-  far another 20-game sample of the same net can fall (20, 16 and 11 wins for one net). A
-  clearly weaker search, net or rules code still fails.
+  far another 20-game sample of the same net can fall. A clearly weaker search, net or rules
+  code still fails.
 
 The games run one after another and both engines are seeded (GNU Go plays differently every
 run unless given a seed; Dosaku's search is limited by visits, not time, with one evaluation in

@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Sequence
 
 from tournament.match import Match, config_from, parser
 from tournament.match_game import MatchError
@@ -42,7 +43,7 @@ class RssSampler(threading.Thread):
     """Samples the RSS of the match's engine processes until stopped, after the samples of
     an earlier run (`previous`; the clock `t` goes on from their last)."""
 
-    def __init__(self, match: Match, interval: float, previous: list[dict] = ()):
+    def __init__(self, match: Match, interval: float, previous: Sequence[dict] = ()):
         super().__init__(daemon=True)
         self.match, self.interval = match, interval
         self.samples: list[dict] = list(previous)

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
-from engine.onnx_options import PROVIDERS, is_onnx_file
+from engine.onnx_options import PROVIDERS, cpu_has_int8_dot, is_onnx_file
 from weights import default_model_path, model_path
 
 SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
-SWITCHES = ("lcb", "ponder")  # on/off flags: --name / --no-name
+SWITCHES = ("lcb", "ponder", "int8")  # on/off flags: --name / --no-name
 
 
 def config_file_args(path: str) -> list[str]:
@@ -74,10 +74,11 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=2,
                     help="network evaluations run at once, one thread each, while the search "
                          "selects the next batch (default 2)")
-    ap.add_argument("--int8", action="store_true",
+    ap.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                     help="run the network quantized to int8 (quantized once and cached; about "
                          "3x the evaluations on CPUs with VNNI, outputs within the net's own "
-                         "symmetry noise)")
+                         "symmetry noise). Default: on when the network runs on a CPU with "
+                         "int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX)")
     ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
                     help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
                          "default 0, the network alone; needs a network)")
@@ -117,6 +118,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--rollout-mix must be between 0 and 1")
     if args.int8 and args.evaluator != "onnx":
         ap.error("--int8 quantizes a network: it needs --model")
+    if args.int8 is None:
+        args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_has_int8_dot()
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
@@ -126,7 +129,8 @@ def announce_evaluator(args: argparse.Namespace) -> None:
     """Say on stderr which network plays, and say clearly when the shipped one is missing."""
     if args.evaluator == "onnx":
         origin = "shipped default" if Path(args.model) == SHIPPED_MODEL else "--model"
-        log.info("network %s (%s)", args.model, origin)
+        precision = "int8 (--no-int8 for float32)" if args.int8 else "float32"
+        log.info("network %s (%s), %s", args.model, origin, precision)
     elif not SHIPPED_MODEL.exists():
         log.warning("no network: the shipped %s is missing, so the %s evaluator plays "
                     "(pass --model NET to use a network)", SHIPPED_MODEL, args.evaluator)
@@ -139,18 +143,20 @@ def build_evaluator(args: argparse.Namespace):
     if args.evaluator == "onnx":
         from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
         path = Path(args.model)
-        if args.int8:
-            from training.quantize import cached_int8_for
-            path = cached_int8_for(path)
-        elif not is_onnx_file(path):
+        if not is_onnx_file(path):
             from training.katago_convert import cached_onnx_for
             path = cached_onnx_for(path)
+        played, original = path, None
+        if args.int8:  # kata-raw-nn still reports the float32 net, as KataGo computes it
+            from training.quantize import cached_int8_for
+            played, original = cached_int8_for(path), path
         if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
-            return OnnxEvaluator(OnnxModel(path, threads=1, provider=args.provider),
-                                 seed=args.seed, parallel_calls=args.threads)
+            return OnnxEvaluator(OnnxModel(played, threads=1, provider=args.provider),
+                                 seed=args.seed, parallel_calls=args.threads,
+                                 float_model=original)
         from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
-        net = OnnxEvaluator(OnnxModel(path, threads=args.threads, provider=args.provider),
-                            seed=args.seed)
+        net = OnnxEvaluator(OnnxModel(played, threads=args.threads, provider=args.provider),
+                            seed=args.seed, float_model=original)
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
         from engine.evaluator import UniformEvaluator

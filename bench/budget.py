@@ -3,13 +3,14 @@
     PYTHONPATH=. python bench/budget.py [--quick]
 
 measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19), with the
-default flags and with --int8: new visits per second of thinking, and the time a genmove takes
-over the time asked (1.0 = all of it, as KataGo's maxTime does).
+network in float32 (--no-int8) and in int8 (--int8, the default on CPUs with VNNI): new visits
+per second of thinking, and the time a genmove takes over the time asked (1.0 = all of it, as
+KataGo's maxTime does).
 
 measure_selfcheck: the default search against a search that evaluates one leaf at a time
 (batch 1, one evaluation in flight, so no virtual loss) at the same visits per move on 9x9
-(komi 7), a few games with fixed seeds: the result is deterministic, so a change in it means
-the search's choices changed; a drop means the default search wastes visits.
+(komi 7), a few games with fixed seeds and the float32 net: the result is deterministic, so a
+change in it means the search's choices changed; a drop means the default search wastes visits.
 
 Both run in this process through the Engine API (no GTP), so the figures are the search's, not
 the protocol's.
@@ -55,11 +56,11 @@ def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[
 
 def measure_time(quick: bool) -> Figures:
     """Visits/s and time used over time asked at a fixed time per move, 9x9 and 19x19, with
-    the default flags and with --int8."""
+    the network in float32 and in int8."""
     moves = 4 if quick else 12
     figures = {}
     for size, seconds in ((9, 0.5), (19, 1.0)):
-        for name, flags in (("default flags", ()), ("--int8", ("--int8",))):
+        for name, flags in (("--no-int8", ("--no-int8",)), ("--int8", ("--int8",))):
             rate, used = timed_selfplay(size, seconds, moves, *flags)
             what = f"b6c96 {size}x{size} at {seconds:g} s/move, {name}"
             figures[what] = (rate, "visits/s")
@@ -97,9 +98,9 @@ def selfcheck(visits: int, games: int) -> float:
     score = 0.0
     for g in range(games):
         seed = str(g)
-        a = run_engine.build_engine(_flags(9, "--visits", str(visits), "--seed", seed))
-        b = run_engine.build_engine(_flags(9, "--visits", str(visits), "--seed", seed,
-                                           "--batch", "1", "--threads", "1"))
+        flags = ("--visits", str(visits), "--seed", seed, "--no-int8")
+        a = run_engine.build_engine(_flags(9, *flags))
+        b = run_engine.build_engine(_flags(9, *flags, "--batch", "1", "--threads", "1"))
         if g % 2 == 0:
             score += play_game(a, b, 2 * 81)
         else:

@@ -505,7 +505,8 @@ class Engine:
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
         from engine.raw_nn import raw_nn
-        return [raw_nn(self._network().model, self.game, s) for s in symmetries]
+        model = self._network().raw_model()
+        return [raw_nn(model, self.game, s) for s in symmetries]
 
     def dead_stones(self) -> list[int]:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same

@@ -276,12 +276,24 @@ class OnnxEvaluator:
     """
 
     def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0,
-                 parallel_calls: int = 1):
+                 parallel_calls: int = 1, float_model: str | Path | None = None):
         self.model = model
         self.symmetry = symmetry  # None: a random symmetry per position
         self.seed = seed
         self.parallel_calls = parallel_calls
+        self.float_model = float_model  # the float32 file a quantized `model` was made from
+        self._float: OnnxModel | None = None
         self._local = threading.local()  # .buffers: (capacity, H, W) -> input arrays
+
+    def raw_model(self) -> OnnxModel:
+        """The model whose outputs kata-raw-nn reports: the float32 original of a quantized
+        net (loaded on first use), so that they stay comparable with KataGo's; else the model
+        that plays."""
+        if self.float_model is None:
+            return self.model
+        if self._float is None:
+            self._float = OnnxModel(self.float_model)
+        return self._float
 
     def _inputs(self, capacity: int, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
         buffers = self._local.__dict__.setdefault("buffers", {})

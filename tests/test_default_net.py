@@ -154,11 +154,11 @@ def test_model_flag_takes_a_shipped_net_by_name(name):
 
 def test_model_flag_still_chooses_another_net(tmp_path, caplog):
     other = tmp_path / "other.onnx"
-    args = run_engine.parse_flags(["--model", str(other)])
+    args = run_engine.parse_flags(["--model", str(other), "--no-int8"])
     assert (args.model, args.evaluator) == (str(other), "onnx")
     with caplog.at_level(logging.INFO, logger="dosaku"):
         run_engine.announce_evaluator(args)
-    assert caplog.messages == [f"network {other} (--model)"]
+    assert caplog.messages == [f"network {other} (--model), float32"]
 
 
 def test_missing_shipped_net_falls_back_to_rollouts_with_a_warning(monkeypatch, tmp_path, caplog):

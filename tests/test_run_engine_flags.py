@@ -5,9 +5,11 @@ import pytest
 
 import run_engine
 from engine.config import EngineConfig
+from engine.board import MOVE_OK
 from engine.constants import BLACK, WHITE
+from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
-from engine.onnx_options import PROVIDERS, is_onnx_file
+from engine.onnx_options import PROVIDERS, cpu_has_int8_dot, is_onnx_file
 from engine.rollout import RolloutEvaluator
 from tests.boards import game_from_diagram
 
@@ -65,6 +67,53 @@ def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_pat
                   ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
         with pytest.raises(SystemExit):
             run_engine.parse_flags(flags)
+
+
+def test_int8_dot_products_are_read_from_the_cpu_flags():
+    assert cpu_has_int8_dot("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert cpu_has_int8_dot("processor\t: 1\nflags\t\t: fpu avx2 avx_vnni fma\n")
+    assert not cpu_has_int8_dot("flags\t\t: fpu sse2 avx2 avx512f fma\nbugs\t\t: avx512_vnni\n")
+    assert not cpu_has_int8_dot("")
+
+
+def test_int8_is_on_by_default_for_a_network_on_a_cpu_with_int8_dot_products(tmp_path,
+                                                                             monkeypatch):
+    for has_dot, flags, int8 in ((True, [], True), (False, [], False),
+                                 (True, ["--no-int8"], False), (False, ["--int8"], True),
+                                 (True, ["--provider", "cuda"], False),
+                                 (True, ["--evaluator", "uniform"], False)):
+        monkeypatch.setattr(run_engine, "cpu_has_int8_dot", lambda has_dot=has_dot: has_dot)
+        assert run_engine.parse_flags(["--model", "net.onnx", *flags]).int8 is int8, flags
+    cfg = tmp_path / "dosaku.cfg"
+    cfg.write_text("int8 = false\n")
+    assert run_engine.parse_flags(["--config", str(cfg), "--model", "net.onnx"]).int8 is False
+    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    assert run_engine.parse_flags([]).int8 is False  # no network: nothing to quantize
+
+
+def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
+    """kata-raw-nn stays comparable with KataGo's outputs while the int8 net plays."""
+    from engine.engine import Engine
+    from engine.onnx_evaluator import OnnxModel
+    from engine.raw_nn import raw_nn
+    shipped = run_engine.SHIPPED_MODEL
+    ev = run_engine.build_evaluator(run_engine.parse_flags(["--int8", "--boardsize", "9"]))
+    assert ev.model.path != shipped and ev.raw_model().path == shipped
+    assert any(n.op_type == "QuantizeLinear" for n in onnx_nodes(ev.model.path))
+    engine = Engine(9, 9, 7.0, evaluator=ev)
+    for vertex in ("E5", "C3"):
+        assert engine.play(engine.to_move, parse_vertex(vertex, 9, 9)) == MOVE_OK
+    reported = engine.raw_nn([3])[0]
+    plain = raw_nn(OnnxModel(shipped), engine.game, 3)
+    quantized = raw_nn(ev.model, engine.game, 3)
+    assert np.array_equal(reported.policy, plain.policy, equal_nan=True)
+    assert (reported.white_win, reported.white_lead) == (plain.white_win, plain.white_lead)
+    assert not np.allclose(quantized.policy, plain.policy, atol=1e-6, equal_nan=True)
+
+
+def onnx_nodes(path):
+    import onnx
+    return onnx.load(str(path)).graph.node
 
 
 def test_rollout_mix_reaches_the_leaf_values(b6c96_file):

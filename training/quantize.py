@@ -13,6 +13,7 @@ random symmetries.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -88,7 +89,8 @@ def cached_int8_for(path: str | Path) -> Path:
         print(f"dosaku: quantizing {src} to {target} (calibration self-play, about a minute)",
               file=sys.stderr)
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
+        # engines may start side by side: each writes a file of its own, a rename publishes it
+        partial = target.with_name(f"{target.stem}.{os.getpid()}.partial")
         quantize(src, partial)
         partial.replace(target)
     return target

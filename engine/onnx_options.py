@@ -20,7 +20,7 @@ def is_onnx_file(path: str | Path) -> bool:
 
 
 # /proc/cpuinfo flags of int8 dot-product instructions, with which onnxruntime's int8
-# convolutions run about three times the float32 evaluations a second
+# convolutions run two to three times the float32 evaluations a second
 INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
 
 

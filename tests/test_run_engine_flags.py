@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import run_engine
-from engine.config import EngineConfig
 from engine.board import MOVE_OK
+from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
@@ -93,13 +93,14 @@ def test_int8_is_on_by_default_for_a_network_on_a_cpu_with_int8_dot_products(tmp
 
 def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     """kata-raw-nn stays comparable with KataGo's outputs while the int8 net plays."""
+    import onnx
     from engine.engine import Engine
     from engine.onnx_evaluator import OnnxModel
     from engine.raw_nn import raw_nn
     shipped = run_engine.SHIPPED_MODEL
     ev = run_engine.build_evaluator(run_engine.parse_flags(["--int8", "--boardsize", "9"]))
     assert ev.model.path != shipped and ev.raw_model().path == shipped
-    assert any(n.op_type == "QuantizeLinear" for n in onnx_nodes(ev.model.path))
+    assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(ev.model.path)).graph.node)
     engine = Engine(9, 9, 7.0, evaluator=ev)
     for vertex in ("E5", "C3"):
         assert engine.play(engine.to_move, parse_vertex(vertex, 9, 9)) == MOVE_OK
@@ -109,11 +110,6 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     assert np.array_equal(reported.policy, plain.policy, equal_nan=True)
     assert (reported.white_win, reported.white_lead) == (plain.white_win, plain.white_lead)
     assert not np.allclose(quantized.policy, plain.policy, atol=1e-6, equal_nan=True)
-
-
-def onnx_nodes(path):
-    import onnx
-    return onnx.load(str(path)).graph.node
 
 
 def test_rollout_mix_reaches_the_leaf_values(b6c96_file):

@@ -15,8 +15,8 @@ alternating colours, GNU Go as the referee), 20 games at a fixed number of visit
 The games run one after another and both engines are seeded (GNU Go plays differently every
 run unless given a seed; Dosaku's search is limited by visits, not time, with one evaluation in
 flight, on the float32 net as the figures were measured: `--no-int8`, since an int8 copy is
-calibrated per machine), so each match is deterministic: the outcome does not depend on timing. Needs GNU Go;
-skips saying so when it is missing. Each match takes about five minutes.
+calibrated per machine), so each match is deterministic: the outcome does not depend on timing.
+Needs GNU Go; skips saying so when it is missing. Each match takes about five minutes.
 """
 
 import json
@@ -37,7 +37,8 @@ CARD_STRENGTH = re.compile(r"^gnugo10_9x9_100visits:((?:[ \t]+\d+/\d+){3})[ \t]*
 def gnugo_match(gnugo, model: Path, out: Path) -> dict:
     """The seeded 20-game match of `model` at 100 visits against GNU Go level 10: its summary."""
     dosaku = (f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'run_engine.py'))} "
-              f"--model {shlex.quote(str(model))} --visits 100 --threads 1 --no-int8 --boardsize 9")
+              f"--model {shlex.quote(str(model))} --visits 100 --threads 1 --no-int8 "
+              f"--boardsize 9")
     opponent = f"{gnugo} --mode gtp --level 10 --chinese-rules --seed 1"
     main([dosaku, opponent, "--games", str(GAMES), "--size", "9", "--komi", "7",
           "--rules", "chinese", "--parallel", "1",

@@ -86,7 +86,7 @@ def cached_int8_for(path: str | Path) -> Path:
     src = cached_onnx_for(path)
     target = cache_dir() / f"{src.stem}-{kb.file_sha256(src)[:16]}-{RECIPE}.onnx"
     if not target.exists():
-        print(f"dosaku: quantizing {src} to {target} (calibration self-play, about a minute)",
+        print(f"dosaku: quantizing {src} to {target} (calibration self-play, up to a minute)",
               file=sys.stderr)
         target.parent.mkdir(parents=True, exist_ok=True)
         # engines may start side by side: each writes a file of its own, a rename publishes it

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
                                    random_opening, read_opening_file)
-from tournament.match_report import plot_elo, report, tally, write_sgf
+from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
@@ -97,10 +97,7 @@ class Match:
         data = {"config": self._config_dict(),
                 "games": [self.records[i] for i in sorted(self.records)],
                 "summary": tally(list(self.records.values()))}
-        tmp = self.path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-        os.replace(tmp, self.path)
+        write_json(self.path, data)
 
     def engine_pids(self) -> list[tuple[int, int]]:
         """(engine number 1 or 2, process id) of every engine process running now."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -42,6 +43,15 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -
     tmp = path + ".tmp"
     with open(tmp, "wb") as fh:
         fh.write(game.serialise())
+    os.replace(tmp, path)
+
+
+def write_json(path: str, data) -> None:
+    """Write `data` to `path` as indented JSON through a temporary file: a reader, or a run
+    stopped half-way, never finds half a file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
     os.replace(tmp, path)
 
 

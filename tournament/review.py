@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import format_vertex, point_from_xy
+from tournament.match_report import write_json
 
 RULE_NAMES = {"chinese": "chinese", "cn": "chinese", "japanese": "japanese", "jp": "japanese",
               "korean": "korean", "aga": "aga", "nz": "new-zealand",
@@ -159,10 +160,7 @@ class Cache:
         self.positions[index] = pos
         data = {"key": self.key,
                 "positions": {str(i): asdict(p) for i, p in sorted(self.positions.items())}}
-        tmp = self.path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-        os.replace(tmp, self.path)
+        write_json(self.path, data)
 
 
 def to_move(game: Game, index: int) -> int:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from tournament.match import Match, config_from, parser
 from tournament.match_game import MatchError
-from tournament.match_report import report
+from tournament.match_report import report, write_json
 
 FAULTS = ("illegal", "crash", "timeout")
 
@@ -98,6 +98,7 @@ class SoakMatch(Match):
     def __init__(self, cfg, interval: float):
         super().__init__(cfg)
         self.soak_path = os.path.join(cfg.out, "soak.json")
+        self.summary: dict = {}  # soak.json's summary as last saved
         self.sampler = RssSampler(self, interval, self._previous_samples())
 
     def _previous_samples(self) -> list[dict]:
@@ -114,11 +115,8 @@ class SoakMatch(Match):
     def save(self) -> None:
         super().save()
         samples = list(self.sampler.samples)
-        data = {"summary": summary(list(self.records.values()), samples), "samples": samples}
-        tmp = self.soak_path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-        os.replace(tmp, self.soak_path)
+        self.summary = summary(list(self.records.values()), samples)
+        write_json(self.soak_path, {"summary": self.summary, "samples": samples})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         print("soak: interrupted; rerun with the same --out to continue", file=sys.stderr)
         return 130
     report(cfg, records)
-    result = summary(records, match.sampler.samples)
+    result = match.summary  # of the last save, which came after the sampler stopped
     for name, s in result.items():
         rss = "; ".join(f"pid {p['pid']}: {p['rss_after_first_game_mb']:.0f} -> "
                         f"{p['rss_last_mb']:.0f} MB over {p['games']} games"

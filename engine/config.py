@@ -124,7 +124,10 @@ class EngineConfig:
     seconds: float | None = None  # time per move when no clock is set; None = DEFAULT_SECONDS
     #                               unless visits or playouts is set, 0 = no time limit
     fallback_visits: int = 800  # visit limit when nothing else limits a move
-    early_stop: bool = True  # stop when no other move can overtake the most visited one
+    early_stop: bool = True  # stop when no other move can overtake the most visited one, where
+    #                          the clock keeps the time saved; a visit or playout limit is
+    #                          always spent in full (the visits grow the subtree the next
+    #                          move reuses and decide the LCB choice)
     max_seconds: float = 600.0  # hard cap per genmove whatever the clock says
     lag_buffer: float = 0.5  # seconds kept back per move for GTP/network lag
     use_lcb: bool = True  # choose the move with the best lower confidence bound, not most visits

@@ -353,8 +353,9 @@ class Engine:
         g = self.game
         sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves
         budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
-        return SearchLimits(*cfg.move_limits(budget), early_stop=cfg.early_stop and not sampling,
-                            bank_time=budget is not None and self.clock.keeps_saved_time(color))
+        bank_time = budget is not None and self.clock.keeps_saved_time(color)
+        return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
+                            early_stop=cfg.early_stop and bank_time and not sampling)
 
     def _cleanup_view(self, color: int):
         """The game with root moves limited for a cleanup move (see genmove)."""

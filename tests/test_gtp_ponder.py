@@ -75,9 +75,7 @@ def engine_with(logs: list, **config) -> Engine:
 
 def test_pondered_visits_count_at_the_next_genmove():
     logs = []
-    # no early stop: it may end a search short of the limit once the best move cannot be
-    # overtaken (likely with this evaluator's equal values), and the limit is what is checked
-    engine = engine_with(logs, visits=100, ponder=True, early_stop=False)
+    engine = engine_with(logs, visits=100, ponder=True)  # a visit limit is spent in full
     loop = Loop(engine)
     answer, _ = loop.timed("genmove b\n")
     assert re.fullmatch(r"= [A-J]\d\n", answer)

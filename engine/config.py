@@ -54,6 +54,9 @@ class IntParam(_Index):
     max_collisions = auto()  # at least 1
     max_depth = auto()  # per search: deepest path recorded (engine.tree.max_depth_for)
     history = auto()  # per search: the evaluator reads history boards
+    exact_end = auto()  # per search: two passes are scored as the board stands (the rules
+    #                     make dead stones be captured, as Tromp-Taylor's do); else the
+    #                     evaluator values the finished game, dead stones being removed
 
 
 @dataclass(frozen=True)

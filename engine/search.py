@@ -42,6 +42,9 @@ KIND_EVAL = 0  # needs the evaluator: its position is in batch row leaf_row
 KIND_STORED = 1  # value already in node_value (terminal, full leaf, cache hit, depth cut)
 _KIND_COLLIDE = 2
 _KIND_FULL = 3
+KIND_EVAL_END = 4  # a game ended by two passes where the rules remove dead stones: evaluated
+#                    like KIND_EVAL (the value of playing on is the result once dead stones
+#                    are gone), never expanded, never cached
 
 # select_batch out[] entries
 OUT_LEAVES = 0
@@ -72,8 +75,8 @@ class SearchBuffers(NamedTuple):
     path_nodes: np.ndarray  # int64 [Bt, D]: node at each depth of the path, root first
     path_actions: np.ndarray  # int64 [Bt, D]: action taken at each depth
     path_len: np.ndarray  # int64 [Bt]: depth of the leaf
-    leaf_kind: np.ndarray  # int64 [Bt]: KIND_EVAL or KIND_STORED
-    leaf_row: np.ndarray  # int64 [Bt]: batch row of a KIND_EVAL leaf
+    leaf_kind: np.ndarray  # int64 [Bt]: KIND_EVAL, KIND_EVAL_END or KIND_STORED
+    leaf_row: np.ndarray  # int64 [Bt]: batch row of a leaf the evaluator values
     # evaluation cache keyed by position (see select_batch)
     cache_used: np.ndarray  # bool [C]
     cache_keys: np.ndarray  # int64 [C]
@@ -320,10 +323,11 @@ def select_batch(fp, ip, *arrays):
             else:
                 prev_pass = buf.root_points[0] == PASS_POINT
             slot = (key >> 3) & (cache_keys.shape[0] - 1)
-            if last_pass and prev_pass:
+            ended = last_pass and prev_pass
+            if ended and ip[IntParam.exact_end] != 0:
                 _score_terminal(t, leaf, board, fp[FloatParam.komi])
                 kind = KIND_STORED
-            elif depth > 0 and cache_keys.shape[0] > 0 and buf.cache_used[slot] \
+            elif not ended and depth > 0 and cache_keys.shape[0] > 0 and buf.cache_used[slot] \
                     and cache_keys[slot] == key:
                 B.legal_mask(board, tm, suicide, buf.legal[rows])
                 t.node_value[leaf] = -buf.cache_value[slot]
@@ -334,6 +338,8 @@ def select_batch(fp, ip, *arrays):
                     t.node_state[leaf] = T.LEAF
                 kind = KIND_STORED
             else:
+                if ended:
+                    kind = KIND_EVAL_END
                 buf.to_move[rows] = tm
                 if depth == 0:
                     for a in range(root_legal.shape[0]):  # not a slice copy (copy_board)
@@ -380,15 +386,16 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
-        if buf.leaf_kind[i] == KIND_EVAL:
+        kind = buf.leaf_kind[i]
+        if kind == KIND_EVAL or kind == KIND_EVAL_END:
             r = buf.leaf_row[i]
             t.node_value[leaf] = -value[r]
             t.node_score[leaf] = -score[r, 0]
             t.node_score_stats[leaf, 0] = -score[r, 1]
             t.node_score_stats[leaf, 1] = score[r, 2]
-            if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
+            if kind == KIND_EVAL_END or not T.expand_node(t, leaf, buf.legal[r], policy[r]):
                 t.node_state[leaf] = T.LEAF
-            if cache_keys.shape[0] > 0:
+            if kind == KIND_EVAL and cache_keys.shape[0] > 0:
                 key = t.node_key[leaf]
                 slot = (key >> 3) & (cache_keys.shape[0] - 1)
                 buf.cache_used[slot] = True
@@ -778,9 +785,11 @@ class Search:
 
     def _kernel_params(self, game, noise_weight: float) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' float and int parameter vectors for a search of `game`."""
-        per_search = dict(komi=game.komi + game.rules.handicap_bonus(game.handicap),
+        rules = game.rules
+        per_search = dict(komi=game.komi + rules.handicap_bonus(game.handicap),
                           score_center=0.0, sqrt_area=np.sqrt(game.width * game.height),
-                          ucb1=self.ucb1, suicide=game.rules.suicide,
+                          ucb1=self.ucb1, suicide=rules.suicide,
+                          exact_end=rules.scoring == "area" and not rules.friendly_pass_ok,
                           max_depth=T.max_depth_for(game.width, game.height),
                           history=self.want_history)
         if noise_weight > 0:

@@ -35,7 +35,7 @@ def test_batch_and_cache_size_per_evaluator_kind():
 
 def test_kernel_params_follow_the_index_enums():
     per_search = dict(komi=6.5, score_center=0.0, sqrt_area=9.0, root_fpu_reduction=0.0,
-                      ucb1=True, suicide=False, max_depth=340, history=True)
+                      ucb1=True, suicide=False, max_depth=340, history=True, exact_end=True)
     cfg = SearchConfig(c_puct=1.5, batch_size=12, max_collisions=0)
     fp, ip = cfg.kernel_params(**per_search)
     assert [p.value for p in FloatParam] == list(range(len(fp)))
@@ -43,7 +43,9 @@ def test_kernel_params_follow_the_index_enums():
     assert fp[FloatParam.c_puct] == 1.5 and fp[FloatParam.komi] == 6.5
     assert fp[FloatParam.root_fpu_reduction] == 0.0 and fp[FloatParam.sqrt_area] == 9.0
     assert ip[IntParam.batch_size] == 12 and ip[IntParam.max_depth] == 340
-    assert (ip[IntParam.ucb1], ip[IntParam.suicide], ip[IntParam.history]) == (1, 0, 1)
+    assert (ip[IntParam.ucb1], ip[IntParam.suicide], ip[IntParam.history],
+            ip[IntParam.exact_end]) == (1, 0, 1, 1)
+    assert ip[IntParam.exact_end] == 1
     assert ip[IntParam.max_collisions] == 1  # at least one collision is allowed
     with pytest.raises(ValueError):
         cfg.kernel_params(komi_typo=7.5, **per_search)

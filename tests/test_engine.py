@@ -12,6 +12,7 @@ from engine.coords import action_from_point, point_from_action
 from engine.engine import RESIGN, Engine
 from engine.evaluator import Evaluation, UniformEvaluator
 from engine.rollout import RolloutEvaluator
+from engine.rules import PRESETS
 from engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 
@@ -177,6 +178,33 @@ def test_a_visit_limit_is_spent_in_full_and_only_a_clock_stops_early():
         visits[clock] = e.search.root_stats().root_visits
     assert visits[False] == 3000
     assert visits[True] < 3000  # the last batches were not needed to choose C2
+
+
+def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
+    # Black alone on the board, White has passed: Black's pass ends the game and the board
+    # counts all 25 points for Black. Under Tromp-Taylor that count is the result; under
+    # Chinese rules the referee first removes dead stones, so the finished game is valued by
+    # the evaluator like any position (here one that calls every position lost for Black).
+    for rules, pass_winrate in (("tromp-taylor", 1.0), ("chinese", 0.0)):
+        g = game_from_diagram("""
+            . . . . .
+            . . . . .
+            . . X . .
+            . . . . .
+            . . . . .
+            """, WHITE, komi=0.5, rules=PRESETS[rules])
+        assert g.play(WHITE, PASS_POINT) == B.MOVE_OK
+        e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=BLACK),
+                   config=EngineConfig(search=FAST.search, visits=200, seconds=0,
+                                       report_reuse=False, report_moves=False))
+        e.game = g
+        move = e.genmove(BLACK, commit=False)
+        stats = e.search.root_stats()
+        j = int(np.flatnonzero(stats.actions == action_from_point(PASS_POINT, 5, 5))[0])
+        assert stats.visits[j] > 0, rules
+        assert (stats.value[j] + 1) / 2 == pytest.approx(pass_winrate, abs=1e-6), rules
+        if rules == "tromp-taylor":
+            assert move == PASS_POINT  # the only move that does not lose
 
 
 def test_dead_stones_from_rollout_ownership():

@@ -14,7 +14,7 @@ from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
 from engine.game import GameState
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
-from engine.search import Search, SearchLimits
+from engine.search import KIND_EVAL, KIND_EVAL_END, Search, SearchLimits
 from tests.boards import game_from_diagram, vertex
 
 SMALL = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
@@ -248,7 +248,7 @@ class _PathCheckingEvaluator:
         ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
         buf = s._buf
         for i in range(int(buf.out[0])):
-            if buf.leaf_kind[i] != 0:  # KIND_EVAL
+            if buf.leaf_kind[i] not in (KIND_EVAL, KIND_EVAL_END):
                 continue
             r = int(buf.leaf_row[i])
             depth = int(buf.path_len[i])

@@ -77,7 +77,7 @@ def test_selection_matches_katago_formulas():
         depth = int(rng.integers(1, 4))
         fp, ip = SearchConfig().kernel_params(komi=7.0, score_center=rng.uniform(-5, 5),
                                              sqrt_area=3.0, ucb1=False, suicide=False,
-                                             max_depth=20, history=False)
+                                             max_depth=20, history=False, exact_end=False)
         fp, ip = np.array(fp), np.array(ip)
         chosen = _select_child(t, node, depth, np.zeros(ACTIONS, np.float32),
                                np.ones(ACTIONS, np.bool_), fp, ip)

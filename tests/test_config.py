@@ -45,7 +45,6 @@ def test_kernel_params_follow_the_index_enums():
     assert ip[IntParam.batch_size] == 12 and ip[IntParam.max_depth] == 340
     assert (ip[IntParam.ucb1], ip[IntParam.suicide], ip[IntParam.history],
             ip[IntParam.exact_end]) == (1, 0, 1, 1)
-    assert ip[IntParam.exact_end] == 1
     assert ip[IntParam.max_collisions] == 1  # at least one collision is allowed
     with pytest.raises(ValueError):
         cfg.kernel_params(komi_typo=7.5, **per_search)

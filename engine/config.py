@@ -56,7 +56,7 @@ class IntParam(_Index):
     history = auto()  # per search: the evaluator reads history boards
     exact_end = auto()  # per search: two passes are scored as the board stands (the rules
     #                     make dead stones be captured, as Tromp-Taylor's do); else the
-    #                     evaluator values the finished game, dead stones being removed
+    #                     search plays on from it until the dead stones are gone
 
 
 @dataclass(frozen=True)

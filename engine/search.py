@@ -43,8 +43,9 @@ KIND_STORED = 1  # value already in node_value (terminal, full leaf, cache hit, 
 _KIND_COLLIDE = 2
 _KIND_FULL = 3
 KIND_EVAL_END = 4  # a game ended by two passes where the rules remove dead stones: evaluated
-#                    like KIND_EVAL (the value of playing on is the result once dead stones
-#                    are gone), never expanded, never cached
+#                    and searched on like KIND_EVAL (play goes on until the dead stones are
+#                    gone, as KataGo's conservative pass does), never cached: the cache key
+#                    does not tell a finished game from the same board in play
 
 # select_batch out[] entries
 OUT_LEAVES = 0
@@ -393,7 +394,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score[leaf] = -score[r, 0]
             t.node_score_stats[leaf, 0] = -score[r, 1]
             t.node_score_stats[leaf, 1] = score[r, 2]
-            if kind == KIND_EVAL_END or not T.expand_node(t, leaf, buf.legal[r], policy[r]):
+            if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
                 t.node_state[leaf] = T.LEAF
             if kind == KIND_EVAL and cache_keys.shape[0] > 0:
                 key = t.node_key[leaf]

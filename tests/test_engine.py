@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine import board as B
+from engine import tree as T
 from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
@@ -183,9 +184,10 @@ def test_a_visit_limit_is_spent_in_full_and_only_a_clock_stops_early():
 def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
     # Black alone on the board, White has passed: Black's pass ends the game and the board
     # counts all 25 points for Black. Under Tromp-Taylor that count is the result; under
-    # Chinese rules the referee first removes dead stones, so the finished game is valued by
-    # the evaluator like any position (here one that calls every position lost for Black).
-    for rules, pass_winrate in (("tromp-taylor", 1.0), ("chinese", 0.0)):
+    # Chinese rules the referee first removes dead stones, so the search plays on from the
+    # finished game like any position (the evaluator here calls every position lost for Black).
+    for rules, pass_winrate, pass_state in (("tromp-taylor", 1.0, T.TERMINAL),
+                                            ("chinese", 0.0, T.EXPANDED)):
         g = game_from_diagram("""
             . . . . .
             . . . . .
@@ -203,6 +205,9 @@ def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
         j = int(np.flatnonzero(stats.actions == action_from_point(PASS_POINT, 5, 5))[0])
         assert stats.visits[j] > 0, rules
         assert (stats.value[j] + 1) / 2 == pytest.approx(pass_winrate, abs=1e-6), rules
+        tree = e.search.tree
+        child = T.find_child(tree, e.search.root, stats.actions[j])
+        assert tree.node_state[child] == pass_state, rules
         if rules == "tromp-taylor":
             assert move == PASS_POINT  # the only move that does not lose
 

@@ -186,12 +186,16 @@ def test_ownership_of_the_finished_game():
 
 
 def capture_position(srv) -> None:
-    """5x5: a white row 3 whose only liberty is E4; Black to move captures five stones."""
+    """5x5, Black to move after White's pass: White's rows 3 and 5 and Black's A4-D4 between
+    them all have one liberty, E4. Black E4 captures ten stones and wins; any other move,
+    a pass included, lets White E4 capture four and win."""
     for col in "ABCDE":
         ok(srv, f"play b {col}2")
         ok(srv, f"play w {col}3")
     for col in "ABCD":
         ok(srv, f"play b {col}4")
+    for col in "ABCDE":
+        ok(srv, f"play w {col}5")
     ok(srv, "play w pass")
 
 
@@ -208,7 +212,7 @@ def test_visits_and_pv_find_the_capture():
     assert pv[:2] == ["b", "E4"]
     assert pv[0::2] == ["b", "w"] * (len(pv) // 4) + ["b"] * (len(pv) // 2 % 2)
     assert stone_at(srv, "E4") == "."
-    assert len(ok(srv, "printsgf").split(";")) == 2 + 15  # nothing was played
+    assert len(ok(srv, "printsgf").split(";")) == 2 + 20  # nothing was played
 
 
 # ---- pain points of docs/gtp.md (d) ----------------------------------------------------------

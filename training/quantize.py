@@ -31,7 +31,7 @@ from engine.positions import batch_row_from_game
 from training import katago_bin as kb
 from training.katago_convert import cache_dir, cached_onnx_for
 
-RECIPE = "int8-trunk-v1"  # part of the cache name: change it when the recipe changes
+RECIPE = "int8-trunk-v2"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32 (names from training/katago_convert.py)
 FLOAT_LAYERS = ("p1_", "p2_", "g1_", "v1_", "vownership")
 CALIBRATION = ((9, 7.0, 4), (19, 7.5, 1))  # (board size, komi, self-play games)

@@ -114,11 +114,9 @@ def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str
     activation ranges from `feeds`, a list of input dicts. training/quantize.py drives it (this
     module is the one that imports onnxruntime).
 
-    Weights use 7 of their 8 bits (reduce_range): without VNNI, onnxruntime multiplies
-    uint8 x int8 pairs into saturating 16-bit sums, which full-range weights overflow (on an
-    AVX2-only AMD EPYC the int8 b6c96 net's 9x9 winrate error against KataGo's reference was
-    0.027 with full range, 0.014 with 7-bit weights, against 0.018 for the float net's own
-    symmetries)."""
+    Weights use 7 of their 8 bits (reduce_range): without VNNI, onnxruntime adds uint8 x int8
+    products in saturating 16-bit sums, which full-range weights overflow (tests/test_quantize.py
+    fails on an AVX2-only CPU with them)."""
     import tempfile
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process

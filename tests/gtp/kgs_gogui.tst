@@ -80,8 +80,9 @@ play w pass
 #? [((black|white|"") ){8}(black|white|"")(\n((black|white|"") ){8}(black|white|"")){8}]
 41 dosaku-winrates w
 #? [((\d{1,3}|"") ){8}(\d{1,3}|"")(\n((\d{1,3}|"") ){8}(\d{1,3}|"")){8}]
+# White is far behind (komi -40.5), so pass may be its best line's first move
 42 dosaku-gfx
-#? [VAR w [A-HJ][1-9]( [bw] ([A-HJ][1-9]|pass))*\nLABEL [A-HJ][1-9] \d+( [A-HJ][1-9] \d+)*\nINFLUENCE [A-HJ][1-9] -?[01]\.\d\d( [A-HJ][1-9] -?[01]\.\d\d){80}\nTEXT White to move: winrate \d+\.\d%, score lead [-+]\d+\.\d, \d+ visits]
+#? [VAR w ([A-HJ][1-9]|pass)( [bw] ([A-HJ][1-9]|pass))*\nLABEL [A-HJ][1-9] \d+( [A-HJ][1-9] \d+)*\nINFLUENCE [A-HJ][1-9] -?[01]\.\d\d( [A-HJ][1-9] -?[01]\.\d\d){80}\nTEXT White to move: winrate \d+\.\d%, score lead [-+]\d+\.\d, \d+ visits]
 43 final_score
 #? [[BW]\+\d+(\.\d+)?|0]
 44 dosaku-territory b

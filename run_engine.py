@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
-from engine.onnx_options import PROVIDERS, cpu_has_int8_dot, is_onnx_file
+from engine.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
 from weights import default_model_path, model_path
 
 SHIPPED_MODEL = default_model_path()
@@ -76,9 +76,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "selects the next batch (default 2)")
     ap.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                     help="run the network quantized to int8 (quantized once and cached; about "
-                         "3x the evaluations on CPUs with VNNI, outputs within the net's own "
-                         "symmetry noise). Default: on when the network runs on a CPU with "
-                         "int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX)")
+                         "3x the evaluations on CPUs with VNNI, 1.7x with AVX2 alone, outputs within "
+                         "the net's own symmetry noise). Default: on when the network runs on "
+                         "a CPU with AVX2")
     ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
                     help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
                          "default 0, the network alone; needs a network)")
@@ -119,7 +119,7 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     if args.int8 and args.evaluator != "onnx":
         ap.error("--int8 quantizes a network: it needs --model")
     if args.int8 is None:
-        args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_has_int8_dot()
+        args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args

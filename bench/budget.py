@@ -3,7 +3,7 @@
     PYTHONPATH=. python bench/budget.py [--quick]
 
 measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19), with the
-network in float32 (--no-int8) and in int8 (--int8, the default on CPUs with VNNI): new visits
+network in float32 (--no-int8) and in int8 (--int8, the default on CPUs with AVX2): new visits
 per second of thinking, and the time a genmove takes over the time asked (1.0 = all of it, as
 KataGo's maxTime does).
 

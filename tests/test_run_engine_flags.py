@@ -9,7 +9,7 @@ from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
-from engine.onnx_options import PROVIDERS, cpu_has_int8_dot, is_onnx_file
+from engine.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
 from engine.rollout import RolloutEvaluator
 from tests.boards import game_from_diagram
 
@@ -69,20 +69,19 @@ def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_pat
             run_engine.parse_flags(flags)
 
 
-def test_int8_dot_products_are_read_from_the_cpu_flags():
-    assert cpu_has_int8_dot("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
-    assert cpu_has_int8_dot("processor\t: 1\nflags\t\t: fpu avx2 avx_vnni fma\n")
-    assert not cpu_has_int8_dot("flags\t\t: fpu sse2 avx2 avx512f fma\nbugs\t\t: avx512_vnni\n")
-    assert not cpu_has_int8_dot("")
+def test_int8_speed_is_read_from_the_cpu_flags():
+    assert cpu_runs_int8_fast("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert cpu_runs_int8_fast("processor\t: 1\nflags\t\t: fpu sse2 avx avx2 fma\n")
+    assert not cpu_runs_int8_fast("flags\t\t: fpu sse2 sse4_2 avx\nbugs\t\t: avx2\n")
+    assert not cpu_runs_int8_fast("")
 
 
-def test_int8_is_on_by_default_for_a_network_on_a_cpu_with_int8_dot_products(tmp_path,
-                                                                             monkeypatch):
-    for has_dot, flags, int8 in ((True, [], True), (False, [], False),
+def test_int8_is_on_by_default_for_a_network_on_a_cpu_that_runs_it_fast(tmp_path, monkeypatch):
+    for fast, flags, int8 in ((True, [], True), (False, [], False),
                                  (True, ["--no-int8"], False), (False, ["--int8"], True),
                                  (True, ["--provider", "cuda"], False),
                                  (True, ["--evaluator", "uniform"], False)):
-        monkeypatch.setattr(run_engine, "cpu_has_int8_dot", lambda has_dot=has_dot: has_dot)
+        monkeypatch.setattr(run_engine, "cpu_runs_int8_fast", lambda fast=fast: fast)
         assert run_engine.parse_flags(["--model", "net.onnx", *flags]).int8 is int8, flags
     cfg = tmp_path / "dosaku.cfg"
     cfg.write_text("int8 = false\n")

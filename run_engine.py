@@ -76,9 +76,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "selects the next batch (default 2)")
     ap.add_argument("--int8", action=argparse.BooleanOptionalAction, default=None,
                     help="run the network quantized to int8 (quantized once and cached; about "
-                         "3x the evaluations on CPUs with VNNI, 1.7x with AVX2 alone, outputs within "
-                         "the net's own symmetry noise). Default: on when the network runs on "
-                         "a CPU with AVX2")
+                         "3x the evaluations on CPUs with VNNI, 1.7x with AVX2 alone, outputs "
+                         "within the net's own symmetry noise). Default: on when the network "
+                         "runs on a CPU with AVX2")
     ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
                     help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
                          "default 0, the network alone; needs a network)")

@@ -78,9 +78,9 @@ def test_int8_speed_is_read_from_the_cpu_flags():
 
 def test_int8_is_on_by_default_for_a_network_on_a_cpu_that_runs_it_fast(tmp_path, monkeypatch):
     for fast, flags, int8 in ((True, [], True), (False, [], False),
-                                 (True, ["--no-int8"], False), (False, ["--int8"], True),
-                                 (True, ["--provider", "cuda"], False),
-                                 (True, ["--evaluator", "uniform"], False)):
+                              (True, ["--no-int8"], False), (False, ["--int8"], True),
+                              (True, ["--provider", "cuda"], False),
+                              (True, ["--evaluator", "uniform"], False)):
         monkeypatch.setattr(run_engine, "cpu_runs_int8_fast", lambda fast=fast: fast)
         assert run_engine.parse_flags(["--model", "net.onnx", *flags]).int8 is int8, flags
     cfg = tmp_path / "dosaku.cfg"

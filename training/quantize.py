@@ -1,11 +1,11 @@
 """Int8 copy of a converted network: onnxruntime static quantization of the trunk convolutions.
 
 On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) the quantized trunk runs
-about three times as many evaluations per CPU second as float32, on AVX2 alone 1.7 times. The heads (policy, value,
-ownership) and the global-pooling matrix products stay in float32: quantizing them costs the
-most accuracy for the least time. Activation ranges are calibrated on positions of games the
-float32 net plays against itself (moves sampled from its policy), on 9x9 and 19x19, under
-random symmetries.
+about three times as many evaluations per CPU second as float32, on AVX2 alone 1.7 times. The
+heads (policy, value, ownership) and the global-pooling matrix products stay in float32:
+quantizing them costs the most accuracy for the least time. Activation ranges are calibrated on
+positions of games the float32 net plays against itself (moves sampled from its policy), on 9x9
+and 19x19, under random symmetries.
 
     python -m training.quantize NET.onnx|NET.bin.gz OUT.onnx
 """

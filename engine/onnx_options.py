@@ -19,11 +19,9 @@ def is_onnx_file(path: str | Path) -> bool:
     return Path(path).suffix.lower() == ".onnx"
 
 
-# /proc/cpuinfo flags of the CPUs where onnxruntime's int8 convolutions win at equal time: AVX2
-# (1.7x float32's evaluations a second; 46 wins, 6 draws, 28 losses against float32 at 0.5 s a
-# move on 9x9) and every CPU with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI, AMX:
-# 2.6-3.3x), which all have AVX2 too
-INT8_FAST_FLAGS = ("avx2",)
+# the /proc/cpuinfo flag of the CPUs where onnxruntime's int8 convolutions beat float32 at
+# equal time (README, Performance): AVX2, which every CPU with VNNI, AVX-VNNI or AMX has too
+INT8_FAST_FLAG = "avx2"
 
 
 def cpu_runs_int8_fast(cpuinfo: str | None = None) -> bool:
@@ -39,4 +37,4 @@ def cpu_runs_int8_fast(cpuinfo: str | None = None) -> bool:
     for line in cpuinfo.splitlines():
         if line.startswith("flags"):
             flags.update(line.partition(":")[2].split())
-    return any(flag in flags for flag in INT8_FAST_FLAGS)
+    return INT8_FAST_FLAG in flags

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
@@ -82,6 +83,12 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--rollout-mix", type=float, default=0.0, metavar="LAMBDA",
                     help="leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
                          "default 0, the network alone; needs a network)")
+    ap.add_argument("--value-bias", type=float, default=SearchConfig.value_bias_factor,
+                    metavar="FACTOR",
+                    help="subtree value-bias correction (KataGo's subtreeValueBiasFactor): a "
+                         "new leaf's value moves by this share of what the search found its "
+                         "local pattern misjudged (0..1, 0 = off; default "
+                         f"{SearchConfig.value_bias_factor:g})")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--resign-threshold", type=float, default=0.05,
                     help="resign below this winrate (0 = never; default 0.05)")
@@ -120,6 +127,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--int8 quantizes a network: it needs --model")
     if args.int8 is None:
         args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
+    if not 0.0 <= args.value_bias <= 1.0:
+        ap.error("--value-bias must be between 0 and 1")
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
@@ -167,7 +176,9 @@ def build_evaluator(args: argparse.Namespace):
 
 def engine_config(args: argparse.Namespace):
     """The EngineConfig the flags ask for (engine/config.py resolves what they leave unset)."""
-    return EngineConfig(search=SearchConfig.for_evaluator(args.evaluator, args.batch),
+    search = replace(SearchConfig.for_evaluator(args.evaluator, args.batch),
+                     value_bias_factor=args.value_bias)
+    return EngineConfig(search=search,
                         visits=args.visits, playouts=args.playouts, seconds=args.time,
                         seed=args.seed, resign_threshold=args.resign_threshold,
                         use_lcb=args.lcb, ponder=args.ponder)

@@ -43,6 +43,8 @@ class FloatParam(_Index):
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
+    value_bias_factor = auto()
+    value_bias_exponent = auto()
 
 
 class IntParam(_Index):
@@ -81,6 +83,11 @@ class SearchConfig:
     # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)
     fpu_parent_weight_pow: float = 2.0
     root_fpu_reduction: float = 0.1  # the same at the root (0 when Dirichlet noise is on)
+    # KataGo's subtree value-bias correction (engine/value_bias.py): a new leaf's value for
+    # selection moves by this share of what the search found its local pattern's evaluations
+    # to be off by (0 = off), each node weighing in with (visits below it) ** exponent
+    value_bias_factor: float = 0.0
+    value_bias_exponent: float = 0.85
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out
     ucb1: bool = False  # UCB1 selection (Q + C sqrt(ln N / n), unvisited first) ignoring priors
     ucb1_c: float = 1.0  # the C of UCB1 (values in [-1, 1])

@@ -31,6 +31,7 @@ from numba import njit
 
 from engine import board as B
 from engine import tree as T
+from engine import value_bias as VB
 from engine.config import FloatParam, IntParam, SearchConfig
 from engine.constants import BLACK, PASS_POINT
 from engine.coords import action_from_point, point_from_action
@@ -84,6 +85,9 @@ class SearchBuffers(NamedTuple):
     cache_policy: np.ndarray  # float32 [C, A]
     cache_value: np.ndarray  # float32 [C]
     cache_score: np.ndarray  # float32 [C, 3]: score lead, expected score and its square
+    # subtree value-bias table (engine/value_bias.py; length 1 = off)
+    bias_delta: np.ndarray  # float64 [S]: weighted deltas per pattern slot
+    bias_weight: np.ndarray  # float64 [S]: their weights
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
 
@@ -263,6 +267,9 @@ def select_batch(fp, ip, *arrays):
     vl = ip[IntParam.virtual_loss]
     suicide = ip[IntParam.suicide] != 0
     cache_keys = buf.cache_keys
+    bias_len = buf.bias_delta.shape[0]
+    width = buf.root_board[B.ROW_HEADER, B.H_WIDTH]
+    height = buf.root_board[B.ROW_HEADER, B.H_HEIGHT]
     n_leaves = np.int64(0)  # a literal 0 compiles _replay twice (see features.fill_row)
     rows = 0
     collisions = 0
@@ -318,6 +325,12 @@ def select_batch(fp, ip, *arrays):
                          ip[IntParam.history] != 0)
             key = T.position_key(board, tm)
             t.node_key[leaf] = key
+            if bias_len > 1 and depth >= 1:
+                move = point_from_action(buf.path_actions[i, depth - 1], width, height)
+                prev = buf.root_points[0] if depth == 1 else \
+                    point_from_action(buf.path_actions[i, depth - 2], width, height)
+                t.node_bias_slot[leaf] = VB.slot_of(VB.pattern_key(board, move, prev, 3 - tm),
+                                                    bias_len)
             last_pass = depth >= 1 and buf.path_actions[i, depth - 1] == pass_action
             if depth >= 2:
                 prev_pass = buf.path_actions[i, depth - 2] == pass_action
@@ -378,12 +391,14 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
     in select_batch. Visits, values and scores are backed up as they are (they are what
     reports show); selection backs up the utility (value plus score utility, see
-    score_utility).
+    score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py).
     """
     t, buf = _unpack(arrays)
     vl = ip[IntParam.virtual_loss]
     center = fp[FloatParam.score_center]
     cache_keys = buf.cache_keys
+    bias_on = buf.bias_delta.shape[0] > 1
+    bias_exponent = fp[FloatParam.value_bias_exponent]
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
@@ -407,6 +422,10 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 for k in range(3):
                     buf.cache_score[slot, k] = score[r, k]
         v = np.float64(t.node_value[leaf])
+        bias = 0.0
+        if bias_on and t.node_visits[leaf] == 0 and t.node_state[leaf] != T.TERMINAL:
+            bias = VB.correction(t, leaf, buf.bias_delta, buf.bias_weight,
+                                 fp[FloatParam.value_bias_factor])
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])
         m2 = np.float64(t.node_score_stats[leaf, 1])
@@ -421,11 +440,14 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
-            u = v + score_utility(s, c, fp)
+            u = v + bias + score_utility(s, c, fp)
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
+            if bias_on:
+                VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
             v = -v
+            bias = -bias
             s = -s
             m = -m
 
@@ -578,6 +600,7 @@ class Search:
         self._root_batch = r = PositionBatch(1, w, h, game.komi, game.rules)
         d = T.max_depth_for(w, h) + 1
         cs = _cache_size(self.config.cache_size)
+        bias_len = VB.table_length(self.config.value_bias_factor)
         slots = []
         for _ in range(self._parallel):
             b = PositionBatch(bs, w, h, game.komi, game.rules)
@@ -593,11 +616,12 @@ class Search:
                 cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
                 cache_policy=np.zeros((cs, a), np.float32),
                 cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
+                bias_delta=np.zeros(bias_len), bias_weight=np.zeros(bias_len),
                 out=np.zeros(OUT_LEN, np.int64))))
         first = slots[0].buf  # the root arrays and the cache are one for all slots
         shared = {f: getattr(first, f) for f in ("root_prior", "root_legal", "cache_used",
                                                   "cache_keys", "cache_policy", "cache_value",
-                                                  "cache_score")}
+                                                  "cache_score", "bias_delta", "bias_weight")}
         self._slots = [_Slot(slot.batch, slot.buf._replace(**shared)) for slot in slots]
         self._buf = first
         self._dummy_policy = np.zeros((1, a), np.float32)
@@ -632,6 +656,13 @@ class Search:
         self.tree.meta[T.M_NODES] = 1
         self.tree.meta[T.M_EDGES] = 0
         self._new_root_state()
+        self._rebuild_value_bias()
+
+    def _rebuild_value_bias(self) -> None:
+        """Make the value-bias table hold the contributions of the current tree's nodes."""
+        if self._buf is not None and len(self._buf.bias_delta) > 1:
+            VB.rebuild(self.tree, self._buf.bias_delta, self._buf.bias_weight,
+                       self.config.value_bias_exponent)
 
     def _new_root_state(self) -> None:
         """Forget what belonged to the previous root: its prior, ownership and full flag."""
@@ -653,6 +684,7 @@ class Search:
                 or int(self.tree.node_to_move[root]) != color:
             T.reset_tree(self.tree, color, key)
             self._new_root_state()
+            self._rebuild_value_bias()
 
     def update_with_move(self, game) -> int:
         """Follow the game's last move into the matching subtree; returns reused visits.
@@ -684,6 +716,7 @@ class Search:
         self._spare = self.tree
         self.tree = fresh
         self._new_root_state()
+        self._rebuild_value_bias()
         return int(fresh.node_visits[1])
 
     # ---- running ---------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from gtp.protocol import GtpError, format_float
 UNKNOWN_PARAM = "unknown parameter"
 INVALID_VALUE = "invalid value"
 TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
-KATAGO_NAMES = {"maxvisits": "visits", "maxplayouts": "playouts", "maxtime": "time"}
+KATAGO_NAMES = {"maxvisits": "visits", "maxplayouts": "playouts", "maxtime": "time",
+                "subtreevaluebiasfactor": "value-bias"}
 
 
 def parse_bool(text: str) -> bool:
@@ -76,6 +77,8 @@ PARAMS = {
     "batch": Param(int, "search.batch_size", lambda v: 1 <= v <= 1024,
                    "leaves per evaluator call"),
     "ponder": Param(bool, "ponder", lambda v: True, "think on the opponent's time"),
+    "value-bias": Param(float, "search.value_bias_factor", lambda v: 0 <= v <= 1,
+                        "subtree value-bias correction factor (0 = off)"),
 }
 
 

@@ -27,11 +27,12 @@ CHANGES = {
     "resign-threshold": ("0.1", "0.1", lambda c: c.resign_threshold == 0.1),
     "batch": ("4", "4", lambda c: c.search.batch_size == 4),
     "ponder": ("true", "true", lambda c: c.ponder),
+    "value-bias": ("0.3", "0.3", lambda c: c.search.value_bias_factor == 0.3),
 }
 BAD_VALUES = {"visits": ["-1", "1.5", "x"], "playouts": ["-3", "many"],
               "time": ["-1", "nan", "inf", "soon"], "lcb": ["maybe", "2"],
               "resign-threshold": ["1", "-0.1", "nan"], "batch": ["0", "2000", "8.0"],
-              "ponder": ["sometimes"]}
+              "ponder": ["sometimes"], "value-bias": ["-0.1", "1.5", "nan", "some"]}
 
 
 @pytest.fixture
@@ -58,6 +59,8 @@ def test_get_and_set(srv):
     ok(srv, "kata-set-param resign_threshold 0.2")
     ok(srv, "kata-set-param maxVisits 300")
     assert (engine.config.resign_threshold, engine.config.visits) == (0.2, 300)
+    ok(srv, "kata-set-param subtreeValueBiasFactor 0.45")
+    assert engine.search.config.value_bias_factor == 0.45
 
 
 def test_bad_names_and_values_change_nothing(srv):

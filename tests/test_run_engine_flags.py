@@ -5,7 +5,7 @@ import pytest
 
 import run_engine
 from engine.board import MOVE_OK
-from engine.config import EngineConfig
+from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
@@ -67,6 +67,17 @@ def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_pat
                   ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
         with pytest.raises(SystemExit):
             run_engine.parse_flags(flags)
+
+
+def test_value_bias_is_a_share_between_0_and_1_that_reaches_the_search_config():
+    args = run_engine.parse_flags(["--evaluator", "uniform", "--value-bias", "0.3"])
+    assert run_engine.engine_config(args).search.value_bias_factor == 0.3
+    args = run_engine.parse_flags(["--evaluator", "uniform"])
+    assert run_engine.engine_config(args).search.value_bias_factor == \
+        SearchConfig.value_bias_factor
+    for value in ("1.5", "-0.1", "nan"):
+        with pytest.raises(SystemExit):
+            run_engine.parse_flags(["--evaluator", "uniform", "--value-bias", value])
 
 
 def test_int8_speed_is_read_from_the_cpu_flags():

@@ -1,5 +1,6 @@
-"""Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19,
-with and without the subtree value-bias correction, and playouts/s of the rollout evaluator (alone, and inside the search).
+"""Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19
+(and with the subtree value-bias correction on 19x19), and playouts/s of the rollout evaluator
+(alone, and inside the search).
 
     PYTHONPATH=. python bench/search.py [--visits N] [--playouts N]
 

@@ -4,10 +4,10 @@ against a plain recomputation from the tree, and the correction a fresh leaf bac
 import numpy as np
 import pytest
 
+from engine import board as B
 from engine import tree as T
 from engine import value_bias as VB
 from engine.config import SearchConfig
-from engine import board as B
 from engine.constants import BLACK, NULL_POINT, WHITE
 from engine.coords import point_from_action
 from engine.evaluator import Evaluation
@@ -144,7 +144,7 @@ def test_table_holds_the_contributions_of_the_trees_nodes_through_reuse(counting
     s = Search(counting_evaluator, CONFIG, log=lambda m: None)
     s.run(g, BLACK, SearchLimits(playouts=800))
     keyed = np.count_nonzero(s.tree.node_bias_slot[1:int(s.tree.meta[T.M_NODES])])
-    assert keyed > 100  # every node two moves deep or more has a pattern
+    assert keyed > 100  # every node but passes and the root's children has a pattern
     assert np.count_nonzero(s._buf.bias_weight) > 20
     _assert_table_matches_tree(s)
     st = s.root_stats()

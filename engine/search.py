@@ -268,8 +268,6 @@ def select_batch(fp, ip, *arrays):
     suicide = ip[IntParam.suicide] != 0
     cache_keys = buf.cache_keys
     bias_len = buf.bias_delta.shape[0]
-    width = buf.root_board[B.ROW_HEADER, B.H_WIDTH]
-    height = buf.root_board[B.ROW_HEADER, B.H_HEIGHT]
     n_leaves = np.int64(0)  # a literal 0 compiles _replay twice (see features.fill_row)
     rows = 0
     collisions = 0
@@ -325,12 +323,10 @@ def select_batch(fp, ip, *arrays):
                          ip[IntParam.history] != 0)
             key = T.position_key(board, tm)
             t.node_key[leaf] = key
-            if bias_len > 1 and depth >= 1:
-                move = point_from_action(buf.path_actions[i, depth - 1], width, height)
-                prev = buf.root_points[0] if depth == 1 else \
-                    point_from_action(buf.path_actions[i, depth - 2], width, height)
-                t.node_bias_slot[leaf] = VB.slot_of(VB.pattern_key(board, move, prev, 3 - tm),
-                                                    bias_len)
+            if bias_len > 1 and depth >= 1:  # _replay wrote the leaf's last two moves
+                recent = buf.recent_points[rows]
+                t.node_bias_slot[leaf] = VB.slot_of(
+                    VB.pattern_key(board, recent[0], recent[1], 3 - tm), bias_len)
             last_pass = depth >= 1 and buf.path_actions[i, depth - 1] == pass_action
             if depth >= 2:
                 prev_pass = buf.path_actions[i, depth - 2] == pass_action
@@ -423,7 +419,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                     buf.cache_score[slot, k] = score[r, k]
         v = np.float64(t.node_value[leaf])
         bias = 0.0
-        if bias_on and t.node_visits[leaf] == 0 and t.node_state[leaf] != T.TERMINAL:
+        if bias_on and t.node_visits[leaf] == 0:  # a fresh leaf (a finished game has no key)
             bias = VB.correction(t, leaf, buf.bias_delta, buf.bias_weight,
                                  fp[FloatParam.value_bias_factor])
         s = np.float64(t.node_score[leaf])

@@ -83,9 +83,10 @@ def slot_of(key, table_len):
 
 @njit(cache=True)
 def correction(t, node, delta_sum, weight_sum, factor):
-    """What a fresh leaf adds to its value for selection: factor x its slot's mean delta."""
+    """What a fresh leaf adds to its value for selection: factor x its slot's mean delta
+    (slot 0, "no key", never gets weight)."""
     s = t.node_bias_slot[node]
-    if s == 0 or weight_sum[s] <= MIN_WEIGHT:
+    if weight_sum[s] <= MIN_WEIGHT:
         return 0.0
     return factor * delta_sum[s] / weight_sum[s]
 

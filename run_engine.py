@@ -89,6 +89,17 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
                          "new leaf's value moves by this share of what the search found its "
                          "local pattern misjudged (0..1, 0 = off; default "
                          f"{SearchConfig.value_bias_factor:g})")
+    ap.add_argument("--value-weight", type=float, default=SearchConfig.value_weight_exponent,
+                    metavar="EXPONENT",
+                    help="KataGo's valueWeightExponent: a node's value for selection is "
+                         "recomputed from its children's, the better ones weighing more (0..1, "
+                         f"0 = plain backups; default {SearchConfig.value_weight_exponent:g})")
+    ap.add_argument("--noise-prune", type=float, default=SearchConfig.noise_prune_scale,
+                    metavar="SCALE",
+                    help="KataGo's noise pruning (noisePruneUtilityScale): that recomputation "
+                         "cuts the weight of worse children visited beyond their policy share, "
+                         "on this utility scale (0..10, 0 = off; default "
+                         f"{SearchConfig.noise_prune_scale:g})")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--resign-threshold", type=float, default=0.05,
                     help="resign below this winrate (0 = never; default 0.05)")
@@ -129,6 +140,10 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
     if not 0.0 <= args.value_bias <= 1.0:
         ap.error("--value-bias must be between 0 and 1")
+    if not 0.0 <= args.value_weight <= 1.0:
+        ap.error("--value-weight must be between 0 and 1")
+    if not 0.0 <= args.noise_prune <= 10.0:
+        ap.error("--noise-prune must be between 0 and 10")
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
@@ -177,7 +192,9 @@ def build_evaluator(args: argparse.Namespace):
 def engine_config(args: argparse.Namespace):
     """The EngineConfig the flags ask for (engine/config.py resolves what they leave unset)."""
     search = replace(SearchConfig.for_evaluator(args.evaluator, args.batch),
-                     value_bias_factor=args.value_bias)
+                     value_bias_factor=args.value_bias,
+                     value_weight_exponent=args.value_weight,
+                     noise_prune_scale=args.noise_prune)
     return EngineConfig(search=search,
                         visits=args.visits, playouts=args.playouts, seconds=args.time,
                         seed=args.seed, resign_threshold=args.resign_threshold,

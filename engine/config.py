@@ -45,6 +45,8 @@ class FloatParam(_Index):
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
     value_bias_factor = auto()
     value_bias_exponent = auto()
+    value_weight_exponent = auto()
+    noise_prune_scale = auto()
 
 
 class IntParam(_Index):
@@ -88,6 +90,12 @@ class SearchConfig:
     # to be off by (0 = off), each node weighing in with (visits below it) ** exponent
     value_bias_factor: float = 0.0
     value_bias_exponent: float = 0.85
+    # KataGo's child weighting (engine/child_weights.py): a node's utility for selection is
+    # recomputed from its children's, weights raised for the better ones by F(z) ** exponent
+    # and cut for the worse ones that got visits beyond their policy share, on a utility
+    # scale of `noise_prune_scale` (0 and 0 = plain backups)
+    value_weight_exponent: float = 0.0
+    noise_prune_scale: float = 0.0
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out
     ucb1: bool = False  # UCB1 selection (Q + C sqrt(ln N / n), unvisited first) ignoring priors
     ucb1_c: float = 1.0  # the C of UCB1 (values in [-1, 1])

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from engine import board as B
+from engine import child_weights as CW
 from engine import tree as T
 from engine import value_bias as VB
 from engine.config import FloatParam, IntParam, SearchConfig
@@ -88,6 +89,7 @@ class SearchBuffers(NamedTuple):
     # subtree value-bias table (engine/value_bias.py; length 1 = off)
     bias_delta: np.ndarray  # float64 [S]: weighted deltas per pattern slot
     bias_weight: np.ndarray  # float64 [S]: their weights
+    child_scratch: np.ndarray  # float64 [4, A]: engine/child_weights.py's per-child values
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
 
@@ -387,7 +389,9 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
     in select_batch. Visits, values and scores are backed up as they are (they are what
     reports show); selection backs up the utility (value plus score utility, see
-    score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py).
+    score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py), or,
+    with KataGo's child weighting on, recomputes it at each node above the leaf from the
+    node's children (engine/child_weights.py).
     """
     t, buf = _unpack(arrays)
     vl = ip[IntParam.virtual_loss]
@@ -395,6 +399,9 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     cache_keys = buf.cache_keys
     bias_on = buf.bias_delta.shape[0] > 1
     bias_exponent = fp[FloatParam.value_bias_exponent]
+    weight_exponent = fp[FloatParam.value_weight_exponent]
+    prune_scale = fp[FloatParam.noise_prune_scale]
+    reweigh = weight_exponent > 0.0 or prune_scale > 0.0
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
@@ -440,6 +447,13 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
+            if reweigh and k < depth:
+                own = t.node_value[nd] + score_utility(t.node_score[nd], c, fp)
+                if bias_on:
+                    own += VB.correction(t, nd, buf.bias_delta, buf.bias_weight,
+                                         fp[FloatParam.value_bias_factor])
+                CW.recompute(t, nd, own, buf.root_prior, k == 0, weight_exponent, prune_scale,
+                             buf.child_scratch)
             if bias_on:
                 VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
             v = -v
@@ -613,6 +627,7 @@ class Search:
                 cache_policy=np.zeros((cs, a), np.float32),
                 cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
                 bias_delta=np.zeros(bias_len), bias_weight=np.zeros(bias_len),
+                child_scratch=np.zeros((4, a)),
                 out=np.zeros(OUT_LEN, np.int64))))
         first = slots[0].buf  # the root arrays and the cache are one for all slots
         shared = {f: getattr(first, f) for f in ("root_prior", "root_legal", "cache_used",

@@ -12,7 +12,8 @@ UNKNOWN_PARAM = "unknown parameter"
 INVALID_VALUE = "invalid value"
 TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 KATAGO_NAMES = {"maxvisits": "visits", "maxplayouts": "playouts", "maxtime": "time",
-                "subtreevaluebiasfactor": "value-bias"}
+                "subtreevaluebiasfactor": "value-bias", "valueweightexponent": "value-weight",
+                "noisepruneutilityscale": "noise-prune"}
 
 
 def parse_bool(text: str) -> bool:
@@ -79,6 +80,10 @@ PARAMS = {
     "ponder": Param(bool, "ponder", lambda v: True, "think on the opponent's time"),
     "value-bias": Param(float, "search.value_bias_factor", lambda v: 0 <= v <= 1,
                         "subtree value-bias correction factor (0 = off)"),
+    "value-weight": Param(float, "search.value_weight_exponent", lambda v: 0 <= v <= 1,
+                          "exponent of the child value weighting (0 = plain backups)"),
+    "noise-prune": Param(float, "search.noise_prune_scale", lambda v: 0 <= v <= 10,
+                         "utility scale of noise pruning (0 = off)"),
 }
 
 

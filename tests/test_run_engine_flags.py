@@ -80,6 +80,18 @@ def test_value_bias_is_a_share_between_0_and_1_that_reaches_the_search_config():
             run_engine.parse_flags(["--evaluator", "uniform", "--value-bias", value])
 
 
+@pytest.mark.parametrize("flag, field, top", [("--value-weight", "value_weight_exponent", 1.0),
+                                              ("--noise-prune", "noise_prune_scale", 10.0)])
+def test_child_weighting_flags_reach_the_search_config_within_their_range(flag, field, top):
+    args = run_engine.parse_flags(["--evaluator", "uniform", flag, "0.25"])
+    assert getattr(run_engine.engine_config(args).search, field) == 0.25
+    args = run_engine.parse_flags(["--evaluator", "uniform"])
+    assert getattr(run_engine.engine_config(args).search, field) == getattr(SearchConfig, field)
+    for value in (str(top + 0.5), "-0.1", "nan"):
+        with pytest.raises(SystemExit):
+            run_engine.parse_flags(["--evaluator", "uniform", flag, value])
+
+
 def test_int8_speed_is_read_from_the_cpu_flags():
     assert cpu_runs_int8_fast("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
     assert cpu_runs_int8_fast("processor\t: 1\nflags\t\t: fpu sse2 avx avx2 fma\n")

@@ -16,11 +16,14 @@ from pathlib import Path
 
 from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
 from engine.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
+from gtp.params import PARAMS
 from weights import default_model_path, model_path
 
 SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
 SWITCHES = ("lcb", "ponder", "int8")  # on/off flags: --name / --no-name
+# flags that are kata-set-param settings too: they accept what the setting accepts
+SEARCH_PARAM_FLAGS = ("value-bias", "value-weight", "noise-prune")
 
 
 def config_file_args(path: str) -> list[str]:
@@ -138,12 +141,10 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--int8 quantizes a network: it needs --model")
     if args.int8 is None:
         args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
-    if not 0.0 <= args.value_bias <= 1.0:
-        ap.error("--value-bias must be between 0 and 1")
-    if not 0.0 <= args.value_weight <= 1.0:
-        ap.error("--value-weight must be between 0 and 1")
-    if not 0.0 <= args.noise_prune <= 10.0:
-        ap.error("--noise-prune must be between 0 and 10")
+    for name in SEARCH_PARAM_FLAGS:
+        value = getattr(args, name.replace("-", "_"))
+        if not PARAMS[name].valid(value):
+            ap.error(f"--{name} {value:g} is out of range (see --help)")
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args

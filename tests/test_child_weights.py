@@ -7,14 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from engine import board as B
 from engine import child_weights as CW
 from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK
-from engine.evaluator import Evaluation
 from engine.game import GameState
 from engine.search import Search, SearchLimits
+from tests.evaluators import SkewedEvaluator
 
 EXPONENT, PRUNE = 0.25, 0.15  # KataGo's defaults
 
@@ -116,22 +115,6 @@ CONFIG = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000,
                       dynamic_score_utility=0.0)
 
 
-class ScoringEvaluator:
-    """Priors from a fixed random order of the actions, a value and a score lead per position
-    from its hash, so the static score utility is not zero."""
-
-    def __init__(self, actions):
-        self.weights = 0.7 ** np.random.default_rng(5).permutation(actions).astype(np.float32)
-
-    def evaluate(self, batch):
-        n = batch.count
-        policy = batch.legal[:n] * self.weights[None, :]
-        policy /= policy.sum(axis=1, keepdims=True)
-        keys = batch.boards[:n, B.ROW_HEADER, B.H_HASH]
-        value = ((keys % 997) / 997.0 * 1.6 - 0.8).astype(np.float32)
-        return Evaluation(policy.astype(np.float32), value, value * 20, None)
-
-
 def _own_utility(t, node, sqrt_area):
     """The node's evaluation plus KataGo's static score utility (dynamic weight 0 here)."""
     k = 2 / math.pi * CONFIG.static_score_utility
@@ -140,7 +123,10 @@ def _own_utility(t, node, sqrt_area):
 
 def test_every_node_holds_the_weighted_mean_of_its_children_and_its_own_utility():
     g = GameState(9, 9, 7.0)
-    s = Search(ScoringEvaluator(82), CONFIG, log=lambda m: None)
+    # priors on a few points, a value and a score lead per position so the static score utility
+    # is not zero
+    evaluator = SkewedEvaluator(82, decay=0.7, seed=5, spread=0.8, score_per_value=20)
+    s = Search(evaluator, CONFIG, log=lambda m: None)
     s.run(g, BLACK, SearchLimits(playouts=1500))
     t = s.tree
     assert not t.node_virtual.any()

@@ -4,16 +4,15 @@ against a plain recomputation from the tree, and the correction a fresh leaf bac
 import numpy as np
 import pytest
 
-from engine import board as B
 from engine import tree as T
 from engine import value_bias as VB
 from engine.config import SearchConfig
 from engine.constants import BLACK, NULL_POINT, WHITE
 from engine.coords import point_from_action
-from engine.evaluator import Evaluation
 from engine.game import GameState
 from engine.search import Search, SearchLimits
 from tests.boards import board_from_diagram, vertex
+from tests.evaluators import SkewedEvaluator
 
 FACTOR = 0.5
 CONFIG = SearchConfig(batch_size=1, max_nodes=20_000, max_edges=500_000,
@@ -28,22 +27,6 @@ CENTRE = """
     . . . . . . .
     . . . . . . .
     """
-
-
-class NarrowEvaluator:
-    """A policy on a few favourite points (a fixed random order of the actions, each twice as
-    likely as the next), so lines repeat local patterns; a fixed random value per position."""
-
-    def __init__(self, actions: int):
-        self.weights = 0.5 ** np.random.default_rng(3).permutation(actions).astype(np.float32)
-
-    def evaluate(self, batch):
-        n = batch.count
-        policy = batch.legal[:n] * self.weights[None, :]
-        policy /= policy.sum(axis=1, keepdims=True)
-        keys = batch.boards[:n, B.ROW_HEADER, B.H_HASH]
-        value = ((keys % 1000) / 1000.0 - 0.5).astype(np.float32)
-        return Evaluation(policy.astype(np.float32), value, np.zeros(n, np.float32), None)
 
 
 def _key(diagram, move="D4", prev="C5", mover=BLACK):
@@ -160,7 +143,7 @@ def test_table_holds_the_contributions_of_the_trees_nodes_through_reuse(counting
 
 def test_a_fresh_leaf_backs_up_its_value_plus_the_correction_for_selection_only():
     g = GameState(9, 9, 0.5)
-    s = Search(NarrowEvaluator(82), CONFIG, log=lambda m: None)
+    s = Search(SkewedEvaluator(82), CONFIG, log=lambda m: None)
     s.run(g, BLACK, SearchLimits(visits=2))
     t = s.tree
     corrected = 0

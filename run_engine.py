@@ -23,7 +23,8 @@ SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
 SWITCHES = ("lcb", "ponder", "int8")  # on/off flags: --name / --no-name
 # flags that are kata-set-param settings too: they accept what the setting accepts
-SEARCH_PARAM_FLAGS = ("value-bias", "value-weight", "noise-prune")
+PARAM_FLAGS = ("visits", "playouts", "time", "batch", "resign-threshold", "value-bias",
+               "value-weight", "noise-prune")
 
 
 def config_file_args(path: str) -> list[str]:
@@ -141,9 +142,9 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--int8 quantizes a network: it needs --model")
     if args.int8 is None:
         args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
-    for name in SEARCH_PARAM_FLAGS:
+    for name in PARAM_FLAGS:
         value = getattr(args, name.replace("-", "_"))
-        if not PARAMS[name].valid(value):
+        if value is not None and not PARAMS[name].valid(value):
             ap.error(f"--{name} {value:g} is out of range (see --help)")
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")

@@ -92,6 +92,19 @@ def test_child_weighting_flags_reach_the_search_config_within_their_range(flag, 
             run_engine.parse_flags(["--evaluator", "uniform", flag, value])
 
 
+@pytest.mark.parametrize("flag, good, bad", [("--visits", "50", "-5"),
+                                              ("--playouts", "50", "-1"),
+                                              ("--time", "0.5", "-1"),
+                                              ("--batch", "4", "0"),
+                                              ("--resign-threshold", "0.1", "2")])
+def test_budget_flags_take_the_ranges_their_gtp_settings_take(flag, good, bad, capsys):
+    args = run_engine.parse_flags(["--evaluator", "uniform", flag, good])
+    assert getattr(args, flag[2:].replace("-", "_")) == float(good)
+    with pytest.raises(SystemExit):
+        run_engine.parse_flags(["--evaluator", "uniform", flag, bad])
+    assert f"{flag} {bad} is out of range" in capsys.readouterr().err
+
+
 def test_int8_speed_is_read_from_the_cpu_flags():
     assert cpu_runs_int8_fast("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
     assert cpu_runs_int8_fast("processor\t: 1\nflags\t\t: fpu sse2 avx avx2 fma\n")

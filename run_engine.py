@@ -166,23 +166,16 @@ def announce_evaluator(args: argparse.Namespace) -> None:
 
 def build_evaluator(args: argparse.Namespace):
     """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
-    if args.evaluator == "onnx":
-        from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-        path = Path(args.model)
-        if not is_onnx_file(path):
-            from training.katago_convert import cached_onnx_for
-            path = cached_onnx_for(path)
-        played, original = path, None
-        if args.int8:  # kata-raw-nn still reports the float32 net, as KataGo computes it
-            from training.quantize import cached_int8_for
-            played, original = cached_int8_for(path), path
+    if args.evaluator == "onnx":  # kata-raw-nn reports the float32 net, as KataGo computes it
+        from engine.onnx_evaluator import OnnxEvaluator
+        from networks.loading import load_network
         if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
-            return OnnxEvaluator(OnnxModel(played, threads=1, provider=args.provider),
-                                 seed=args.seed, parallel_calls=args.threads,
+            played, original = load_network(args.model, args.int8, 1, args.provider)
+            return OnnxEvaluator(played, seed=args.seed, parallel_calls=args.threads,
                                  float_model=original)
         from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
-        net = OnnxEvaluator(OnnxModel(played, threads=args.threads, provider=args.provider),
-                            seed=args.seed, float_model=original)
+        played, original = load_network(args.model, args.int8, args.threads, args.provider)
+        net = OnnxEvaluator(played, seed=args.seed, float_model=original)
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
         from engine.evaluator import UniformEvaluator
@@ -203,8 +196,10 @@ def engine_config(args: argparse.Namespace):
                         use_lcb=args.lcb, ponder=args.ponder)
 
 
-def build_engine(args: argparse.Namespace):
-    """Construct the Engine and warm up its kernels (runs in the background)."""
+def build_engine(args: argparse.Namespace, background: bool = False):
+    """Construct the Engine and warm up its kernels (the whole runs on the loader thread; with
+    `background` the warm-up goes on after it returns, so that board commands are answered
+    while the search kernels compile)."""
     from engine.engine import Engine
     from engine.rules import rules_by_name
     try:
@@ -213,7 +208,7 @@ def build_engine(args: argparse.Namespace):
         raise ValueError(f"unknown --rules {args.rules!r}") from None
     engine = Engine(args.boardsize, args.boardsize, args.komi, rules,
                     evaluator=build_evaluator(args), config=engine_config(args))
-    engine.warm_up()
+    engine.warm_up(background)
     return engine
 
 
@@ -243,8 +238,9 @@ def main(argv: list[str] | None = None) -> None:
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer
     out = _protocol_stream()
-    server = GtpServer(Commands(EngineLoader.start(lambda: build_engine(args),
-                                                   network=args.evaluator == "onnx")))
+    loader = EngineLoader.start(lambda: build_engine(args, background=True),
+                                network=args.evaluator == "onnx")
+    server = GtpServer(Commands(loader))
     server.serve(sys.stdin.buffer, out)
     # The reader and loader threads may still be blocked in I/O or compiling: leave without
     # waiting for them (interpreter shutdown would abort on the reader's stdin lock).

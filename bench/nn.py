@@ -13,7 +13,7 @@ import numpy as np
 
 from bench.runner import B6C96_MODEL, Skip
 from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
-from training.katago_convert import cached_onnx_for
+from networks.cache import onnx_for
 
 
 def inputs(model: OnnxModel, batch: int, size: int, rng):
@@ -69,7 +69,7 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
     """Figures for `python -m bench`: b6c96 evaluations/s by size, batch and threads."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    path = cached_onnx_for(B6C96_MODEL)
+    path = onnx_for(B6C96_MODEL)
     seconds = 0.6 if quick else 1.5
     figures = {}
     for threads in (1, 2):
@@ -90,7 +90,7 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--variants", action="store_true")
     args = ap.parse_args()
-    path = cached_onnx_for(args.model)
+    path = onnx_for(args.model)
     table(path, args.sizes, args.batches, args.threads, args.seconds)
     if args.variants:
         variants(path, 19, 16, 1, args.seconds)

@@ -75,11 +75,10 @@ def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
     from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from training.katago_convert import cached_onnx_for
-    from training.quantize import cached_int8_for
+    from networks.cache import int8_for, onnx_for
     figures = {}
-    for name, path in (("b6c96", cached_onnx_for(B6C96_MODEL)),
-                       ("b6c96 int8", cached_int8_for(B6C96_MODEL))):
+    float_model = onnx_for(B6C96_MODEL)
+    for name, path in (("b6c96", float_model), ("b6c96 int8", int8_for(float_model))):
         evaluator = OnnxEvaluator(OnnxModel(path, threads=1), seed=1, parallel_calls=2)
         for size in (9, 19):
             _, rate = search_rate(evaluator, size, 200 if quick else 800, 16)

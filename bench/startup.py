@@ -4,7 +4,8 @@
 
 Seconds from launch until the answers to `protocol_version` and `list_commands` (which the
 engine should give at once, before its network and kernels are ready), and until the first
-`genmove` answer on an empty 9x9 board (16 visits), with the engine's CPU seconds. The warm
+board command (`boardsize 19`, which waits for the engine to be built), and until the first
+`genmove` answer on the empty 19x19 board (16 visits), with the engine's CPU seconds. The warm
 figures use numba's on-disk cache as it is; `--cold` (and `measure_cold`) launches with empty
 HOME and NUMBA_CACHE_DIR directories, so everything is compiled: the first start after
 installing or updating. `--model` measures with that network (converted once beforehand).
@@ -35,8 +36,8 @@ def default_command(model: str | None = None) -> str:
         raise Skip(f"{ENGINE.name} not found in {ROOT}")
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENGINE))} --visits 16"
     if model is not None:
-        from training.katago_convert import cached_onnx_for
-        onnx = model if model.endswith(".onnx") else str(cached_onnx_for(Path(model)))
+        from networks.cache import onnx_for
+        onnx = model if model.endswith(".onnx") else str(onnx_for(Path(model)))
         command += f" --model {shlex.quote(onnx)}"
     return command
 
@@ -50,7 +51,8 @@ def _launch(command: str) -> Figures:
         t_version = time.perf_counter() - start
         engine.send("list_commands", ANSWER_TIMEOUT)
         t_commands = time.perf_counter() - start
-        engine.send("boardsize 9", ANSWER_TIMEOUT)
+        engine.send("boardsize 19", ANSWER_TIMEOUT)
+        t_board = time.perf_counter() - start
         engine.send("clear_board", ANSWER_TIMEOUT)
         engine.send("genmove b", ANSWER_TIMEOUT)
         t_genmove = time.perf_counter() - start
@@ -58,7 +60,8 @@ def _launch(command: str) -> Figures:
     used = after.ru_utime - cpu.ru_utime + after.ru_stime - cpu.ru_stime
     return {"to protocol_version answer": (t_version, "s"),
             "to list_commands answer": (t_commands, "s"),
-            "to first genmove answer (9x9)": (t_genmove, "s"),
+            "to first board command answer": (t_board, "s"),
+            "to first genmove answer (19x19)": (t_genmove, "s"),
             "engine CPU time, launch to quit after that genmove": (used, "s")}
 
 

@@ -4,6 +4,7 @@ It owns the GameState and the Search. Every game change goes through here so the
 can follow it (tree reuse after play/genmove, reset after anything else).
 """
 
+import functools
 import sys
 import threading
 import time
@@ -69,6 +70,18 @@ class GameRecord:
     to_move: int  # at the end (after an undo it need not follow from the last move)
 
 
+def _after_warm_up(method):
+    """For methods that search or run the evaluator: wait for a warm-up under way in the
+    background (board commands need not), and report its failure."""
+    @functools.wraps(method)
+    def waiting(self, *args, **kwargs):
+        self._warm.wait()
+        if self._warm_error is not None:
+            raise RuntimeError(f"engine failed to start: {self._warm_error}")
+        return method(self, *args, **kwargs)
+    return waiting
+
+
 class Engine:
     """Game record + tree search. Construct with an evaluator (default: random playouts);
     every random choice follows `config.seed`."""
@@ -86,6 +99,9 @@ class Engine:
         self._low_winrate_moves = {BLACK: 0, WHITE: 0}
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
+        self._warm = threading.Event()  # cleared while a background warm-up runs
+        self._warm.set()
+        self._warm_error: BaseException | None = None
 
     # ---- reading the game (copies: changing them changes nothing) --------------------------
     @property
@@ -260,19 +276,35 @@ class Engine:
         if self.config.report_reuse and had_tree:
             self.log(f"tree reuse: {reused} visits kept")
 
-    def warm_up(self) -> None:
+    def warm_up(self, background: bool = False) -> None:
         """Compile the numba kernels with a tiny search on a scratch copy of the position.
 
         On a cold cache a helper process compiles the evaluator's, game and tree kernels at
         the same time (engine/precompile.py): the search kernels are compiled here meanwhile
-        with a uniform evaluator, then the helper's work comes from the cache.
+        with a uniform evaluator, then the helper's work comes from the cache. In the
+        background, board commands go on at once (compiling the few kernels they need) while
+        the methods that search or evaluate wait for the warm-up.
         """
-        helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
-        if helper is not None:
-            self._tiny_search(UniformEvaluator())
-            precompile.compile_game_and_tree()
-            precompile.wait_for(helper)
-        self._tiny_search(self.evaluator)
+        self._warm.clear()
+        if background:
+            threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
+        else:
+            self._warm_up()
+            if self._warm_error is not None:
+                raise self._warm_error
+
+    def _warm_up(self) -> None:
+        try:
+            helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
+            if helper is not None:
+                self._tiny_search(UniformEvaluator())
+                precompile.compile_game_and_tree()
+                precompile.wait_for(helper)
+            self._tiny_search(self.evaluator)
+        except BaseException as exc:  # reported by the first method that needs the kernels
+            self._warm_error = exc
+        finally:
+            self._warm.set()
 
     def _tiny_search(self, evaluator) -> None:
         scratch = GameState(self.game.width, self.game.height, self.game.komi, self.game.rules)
@@ -282,6 +314,7 @@ class Engine:
         search.principal_variation(int(search.root_stats().actions[0]))
 
     # ---- move generation -------------------------------------------------------------------
+    @_after_warm_up
     def genmove(self, color: int, commit: bool = True,
                 on_update: Callable[[AnalysisSnapshot], None] | None = None,
                 interval: float = 1.0, cleanup: bool = False,
@@ -334,6 +367,7 @@ class Engine:
                 f"{playouts} playouts, {seconds:.2f} s, {rate:.0f} visits/s, "
                 f"winrate {100 * winrate:.1f}%, lead {lead:+.1f}, pv {' '.join(pv)}")
 
+    @_after_warm_up
     def ponder(self, stop: threading.Event) -> int:
         """Search the current position for the side to move until `stop` is set (thinking on
         the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
@@ -444,12 +478,14 @@ class Engine:
                                 stats.root_score, self.search.ownership(),
                                 stats.root_score_mean, stats.root_score_stdev)
 
+    @_after_warm_up
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the
         clocks alone; the tree stays for the next search of this position."""
         self.search.run(self.game, color, self._limits(color))
         return self.snapshot(color)
 
+    @_after_warm_up
     def policy(self, color: int) -> np.ndarray:
         """The evaluator's prior [W*H+1] for `color` to move here (one evaluation; pass last).
 
@@ -459,6 +495,7 @@ class Engine:
         batch.legal[0] = self.game.legal_mask(color)
         return np.asarray(self.evaluator.evaluate(batch).policy[0], np.float64)
 
+    @_after_warm_up
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
                 interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
         """Search and report every `interval` seconds until `stop` is set.
@@ -501,6 +538,7 @@ class Engine:
                 return ev
         return None
 
+    @_after_warm_up
     def raw_nn(self, symmetries: list[int]) -> list:
         """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
         if not self.has_network:
@@ -509,6 +547,7 @@ class Engine:
         model = self._network().raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 
+    @_after_warm_up
     def dead_stones(self) -> list[int]:
         """Points of stones judged dead (engine/dead_stones.py), the same answer for the same
         position, komi and rules."""
@@ -518,6 +557,7 @@ class Engine:
         """Points of living stones in seki (engine/seki.py), the dead stones taken off."""
         return seki_stones(self.game, self.dead_stones())
 
+    @_after_warm_up
     def black_ownership(self) -> np.ndarray:
         """Ownership [W*H] from Black's view, row-major from the top-left (dead_stones.py)."""
         return black_ownership(self.game, self.evaluator)

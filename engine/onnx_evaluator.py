@@ -69,31 +69,34 @@ def choose_providers(provider: str) -> list[str]:
 
 
 class OnnxModel:
-    """A loaded ONNX model: metadata checks plus raw batched inference."""
+    """A loaded ONNX model: metadata checks plus raw batched inference. `source` is a file or,
+    for a network converted where no cache could be written, the serialized model itself."""
 
-    def __init__(self, path: str | Path, threads: int = 1, provider: str = "cpu",
+    def __init__(self, source: str | Path | bytes, threads: int = 1, provider: str = "cpu",
                  options: ort.SessionOptions | None = None):
-        self.path = Path(path)
-        self.session = ort.InferenceSession(str(self.path), sess_options=options or session_options(threads),
-                                            providers=choose_providers(provider))
+        self.source = source if isinstance(source, bytes) else Path(source)
+        self.name = "a network in memory" if isinstance(source, bytes) else str(self.source)
+        self.session = ort.InferenceSession(
+            self.source if isinstance(source, bytes) else str(self.source),
+            sess_options=options or session_options(threads), providers=choose_providers(provider))
         self.meta = dict(self.session.get_modelmeta().custom_metadata_map)
         self.feature_set = self.meta.get("feature_set")
         if self.feature_set not in KNOWN_FEATURE_SETS:
             declared = "no feature_set metadata" if self.feature_set is None else (
                 f"feature set {self.feature_set!r}")
             raise UnsupportedModelError(
-                f"{self.path}: the model declares {declared}; this engine can only encode inputs "
+                f"{self.name}: the model declares {declared}; this engine can only encode inputs "
                 f"for {', '.join(KNOWN_FEATURE_SETS)}. Convert KataGo nets with "
-                f"`python -m training.katago_convert MODEL.bin.gz OUT.onnx`.")
+                f"`python -m networks.katago_convert MODEL.bin.gz OUT.onnx`.")
         shapes = {i.name: i.shape for i in self.session.get_inputs()}
         if set(shapes) != {"spatial", "global"}:
-            raise UnsupportedModelError(f"{self.path}: inputs must be 'spatial' and 'global', "
+            raise UnsupportedModelError(f"{self.name}: inputs must be 'spatial' and 'global', "
                                         f"got {sorted(shapes)}")
         self.num_spatial = shapes["spatial"][1]
         self.num_global = shapes["global"][1]
         if (self.num_spatial, self.num_global) != KNOWN_FEATURE_SETS[self.feature_set]:
             raise UnsupportedModelError(
-                f"{self.path}: {self.feature_set} needs {KNOWN_FEATURE_SETS[self.feature_set]} "
+                f"{self.name}: {self.feature_set} needs {KNOWN_FEATURE_SETS[self.feature_set]} "
                 f"spatial/global inputs, the model has ({self.num_spatial}, {self.num_global})")
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.score_outputs = tuple(self.meta.get("score_outputs", ",".join(KATAGO_V8_SCORE_OUTPUTS))
@@ -111,7 +114,7 @@ class OnnxModel:
 def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str]) -> None:
     """onnxruntime's static int8 quantization of the Conv nodes of `src` into `dst` (QDQ,
     unsigned activations, per-channel signed weights), except the nodes named in float_nodes;
-    activation ranges from `feeds`, a list of input dicts. training/quantize.py drives it (this
+    activation ranges from `feeds`, a list of input dicts. networks/quantize.py drives it (this
     module is the one that imports onnxruntime).
 
     Weights use 7 of their 8 bits (reduce_range): without VNNI, onnxruntime adds uint8 x int8
@@ -130,7 +133,9 @@ def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str
 
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
-        quant_pre_process(str(src), str(pre))  # shape inference and graph clean-up first
+        # ONNX's own shape inference and graph clean-up first; the symbolic one (which needs
+        # sympy) adds nothing for convolutions
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         quantize_static(str(pre), str(dst), Feeds(), quant_format=QuantFormat.QDQ,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         per_channel=True, reduce_range=True, op_types_to_quantize=["Conv"],
@@ -280,7 +285,7 @@ class OnnxEvaluator:
     """
 
     def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0,
-                 parallel_calls: int = 1, float_model: str | Path | None = None):
+                 parallel_calls: int = 1, float_model: str | Path | bytes | None = None):
         self.model = model
         self.symmetry = symmetry  # None: a random symmetry per position
         self.seed = seed

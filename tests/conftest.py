@@ -4,14 +4,28 @@ the network spec), GNU Go, the scripted fake engine, and the fixtures built from
 ../shared sits beside the checkout and is never copied into the repository. A test that needs
 a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
 every such test is collected whether or not ../shared exists, so none disappears silently.
+
+The run gets a home and cache of its own, empty at the start and removed at the end, before
+anything imports the engine: numba's compiled kernels, converted and quantized networks are made
+afresh, as a new user's first start makes them, and nothing is read from or written into the
+developer's home. Engines the tests start inherit it.
 """
 
+import atexit
 import functools
 import json
+import os
 import shlex
 import shutil
 import sys
+import tempfile
 from pathlib import Path
+
+SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
+atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
+os.environ["HOME"] = str(SANDBOX / "home")
+os.environ["XDG_CACHE_HOME"] = str(SANDBOX / "home" / ".cache")
+os.environ.pop("NUMBA_CACHE_DIR", None)  # engine/__init__ keys it under XDG_CACHE_HOME
 
 import numpy as np
 import pytest
@@ -79,7 +93,7 @@ def b6c96_file() -> Path:
 @pytest.fixture(scope="session")
 def b6c96_onnx(b6c96_file, tmp_path_factory) -> Path:
     """The b6c96 network converted to ONNX once for the whole run."""
-    from training.katago_convert import convert
+    from networks.katago_convert import convert
     return convert(b6c96_file, tmp_path_factory.mktemp("b6c96") / "b6c96.onnx")
 
 

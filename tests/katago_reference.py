@@ -1,12 +1,12 @@
 """Slow plain-numpy forward pass of a parsed KataGo model, written from katago-network.md §2.
 
-Used only by tests, as an independent check of the ONNX graph built by training/katago_convert.
+Used only by tests, as an independent check of the ONNX graph built by networks/katago_convert.
 Works in float64 from the file-layout weights (conv [kY, kX, inC, outC], matmul [inC, outC]).
 """
 
 import numpy as np
 
-from training import katago_bin as kb
+from networks import katago_bin as kb
 
 
 def conv(x, layer):

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 
@@ -28,10 +29,11 @@ from engine.game import GameState
 from engine.onnx_evaluator import OnnxModel
 from engine.rules import rules_by_name
 from tournament.controller import GtpController
-from weights import card_path, default_card_path, default_model_path, model_path, shipped_names
+from weights import (card_path, default_card_path, default_model_path, int8_model_path,
+                     model_path, shipped_names)
 
 ROOT = Path(__file__).resolve().parents[1]
-CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps")
+CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps", "int8_sha256", "int8_recipe")
 CARD_LINE = re.compile(rf"^({'|'.join(CARD_FIELDS)}):[ \t]*(\S+)[ \t]*$", re.MULTILINE)
 NET_NAME = re.compile(r"b(\d+)c(\d+)")
 SHIPS = ("Dosaku ships its own network as the default: put the trained net at {path} with its "
@@ -102,6 +104,28 @@ def test_shipped_net_loads_and_matches_its_card(name):
     blocks, channels = map(int, NET_NAME.fullmatch(card["net"]).groups())
     assert trunk_size(shipped) == (blocks, channels)
     assert card["training_steps"] == model.meta.get("training_steps")
+
+
+@pytest.mark.parametrize("name", shipped_names())
+def test_shipped_int8_copy_matches_its_card_and_its_net(name):
+    """The int8 copy shipped beside each net (so no engine calibrates it at first start): the
+    hash and recipe its card states, its net's metadata, and close to its net's outputs."""
+    from engine.raw_nn import raw_nn
+    from networks.quantize import RECIPE
+    card, copy = card_fields(name), int8_model_path(name)
+    assert card["int8_sha256"] == file_sha256(copy), f"weights/{name}.md: stale int8_sha256"
+    assert card["int8_recipe"] == RECIPE, f"make {copy} again with networks/quantize.py"
+    float_net, int8 = OnnxModel(model_path(name)), OnnxModel(copy)
+    assert {k: int8.meta.get(k) for k in CARD_FIELDS[1:4]} == \
+        {k: float_net.meta.get(k) for k in CARD_FIELDS[1:4]}
+    assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(copy)).graph.node)
+    game = GameState(9, 9, 7.0, rules_by_name("chinese"))
+    for vertex in ("E5", "C3", "G7"):
+        game.play(game.to_move, parse_vertex(vertex, 9, 9))
+    a, b = raw_nn(float_net, game, 0), raw_nn(int8, game, 0)
+    assert abs(a.white_win - b.white_win) < 0.05
+    top = np.unravel_index(np.nanargmax(b.policy), b.policy.shape)  # int8's first choice
+    assert a.policy[top] >= 0.5 * np.nanmax(a.policy), "int8 prefers a move float32 does not"
 
 
 def raw_nn_sums(answer: str) -> tuple[float, float]:
@@ -181,9 +205,17 @@ def run(args: list, cwd: Path) -> str:
 
 
 def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
+    """What a user gets from `pip install`: the wheel and what it declares, in a virtual
+    environment of its own (nothing of this machine's Python shows through: no torch, no
+    sympy), a home and cache that are empty, default flags (int8 where the CPU has AVX2), and a
+    19x19 opening move from the shipped net within a first start's time."""
     shipped = shipped_net()
+    home = tmp_path / "home"
+    home.mkdir()
     monkeypatch.delenv("PYTHONPATH", raising=False)  # children must not see the checkout
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))  # gone with tmp_path
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     source = shutil.copytree(ROOT, tmp_path / "source", ignore=BUILD_LEFTOVERS)
@@ -191,26 +223,36 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
          "-w", tmp_path / "dist", source], elsewhere)
     wheel, = (tmp_path / "dist").glob("dosaku-*.whl")
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", venv], elsewhere)
-    run([venv / "bin" / "pip", "install", "--no-deps", "--force-reinstall", "-q", wheel],
-        elsewhere)
+    run([sys.executable, "-m", "venv", venv], elsewhere)
+    run([venv / "bin" / "pip", "install", "-q", wheel], elsewhere)
 
-    site = Path(run([venv / "bin" / "python", "-c",
-                     "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+    python = venv / "bin" / "python"
+    site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    modules = run([venv / "bin" / "python", "-c", "import run_engine, weights, engine, gtp\n"
-                   "for m in (run_engine, weights, engine, gtp): print(m.__file__)"],
-                  elsewhere).split()
+    modules = run([python, "-c", "import run_engine, weights, engine, gtp, networks, numba\n"
+                   "for m in (run_engine, weights, engine, gtp, networks, numba): "
+                   "print(m.__file__)"], elsewhere).split()
     assert all(Path(f).is_relative_to(site) for f in modules), modules
+    absent = run([python, "-c", "import importlib.util as u\n"
+                  "print([m for m in ('torch', 'ray', 'sympy') if u.find_spec(m)])"], elsewhere)
+    assert absent.strip() == "[]", f"the base install brought {absent}"
     installed = (site / "weights" / "default.onnx").resolve()
     assert installed.is_file(), f"the wheel does not carry the net: {installed} is missing"
     assert file_sha256(installed) == file_sha256(shipped)
     card = site / "weights" / "default.md"
     assert card.is_file() and card.read_text() == default_card_path().read_text()
+    int8 = site / "weights" / "int8" / "default.onnx"
+    assert file_sha256(int8) == file_sha256(int8_model_path("default"))
 
     log = io.StringIO()
-    command = shlex.join([str(venv / "bin" / "dosaku"), "--visits", "8", "--boardsize", "9"])
-    with GtpController(command, cwd=str(elsewhere), stderr_log=log) as engine:
-        assert parse_vertex(engine.send("genmove b", GENMOVE_TIMEOUT), 9, 9) is not None
-    assert f"network {installed} (shipped default)" in log.getvalue()
+    with GtpController(str(venv / "bin" / "dosaku"), cwd=str(elsewhere),
+                       stderr_log=log) as engine:
+        move = engine.send("genmove b", GENMOVE_TIMEOUT)
+    point = parse_vertex(move, 19, 19)
+    assert point not in (None, PASS_POINT), f"genmove answered {move!r}"
+    column, row = "ABCDEFGHJKLMNOPQRST".index(move[0].upper()), int(move[1:]) - 1
+    assert min(column, row, 18 - column, 18 - row) >= 2, f"{move} is no opening move"
+    precision = "int8" if run_engine.cpu_runs_int8_fast() else "float32"
+    assert f"network {installed} (shipped default), {precision}" in log.getvalue()
+    assert "playing float32" not in log.getvalue() and "quantizing" not in log.getvalue()

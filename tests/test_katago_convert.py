@@ -14,8 +14,8 @@ import pytest
 
 from engine.features import NUM_GLOBAL, NUM_SPATIAL
 from tests.katago_reference import forward as reference_forward
-from training import katago_bin as kb
-from training import katago_convert as kc
+from networks import katago_bin as kb
+from networks import katago_convert as kc
 
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
 
@@ -172,19 +172,9 @@ def test_b6c96_file_contract_and_metadata(b6c96_file, b6, tmp_path):
     assert sess.get_inputs()[0].shape == ["N", 22, "H", "W"]
 
 
-def test_cli_and_cache_convert_once(b6c96_file, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    first = kc.cached_onnx_for(b6c96_file)
-    assert first.parent == tmp_path / "cache" / "dosaku" and first.exists()
-    stamp = first.stat().st_mtime_ns
-    calls = []
-    monkeypatch.setattr(kc, "convert", lambda *a: calls.append(a))
-    assert kc.cached_onnx_for(b6c96_file) == first
-    assert calls == [] and first.stat().st_mtime_ns == stamp
-    assert kc.cached_onnx_for(first) == first  # an .onnx path is used as is
-    monkeypatch.undo()
+def test_cli_writes_the_converted_net(b6c96_file, b6c96_onnx, tmp_path):
     assert kc.main([str(b6c96_file), str(tmp_path / "cli.onnx")]) == 0
-    assert (tmp_path / "cli.onnx").read_bytes() == first.read_bytes()
+    assert (tmp_path / "cli.onnx").read_bytes() == b6c96_onnx.read_bytes()
 
 
 def test_corrupt_files_are_refused(b6c96_file, tmp_path):

@@ -6,8 +6,12 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
 - tournament/, which drives other engines, never imports the gtp server or training;
-- training/ may use engine/ and the tournament kit (gate matches), not the gtp server;
-- torch and ray appear only under training/;
+- networks/ (reading, converting and quantizing network files, and their cache: steps the
+  engine takes at start-up) builds on engine/ alone, and never imports torch or ray;
+- training/ may use engine/, networks/ and the tournament kit (gate matches), not the gtp
+  server;
+- torch and ray appear only under training/, and nothing the engine runs imports training/
+  (run_engine, gtp/, engine/, networks/);
 - weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
   it before GTP answers).
 
@@ -22,15 +26,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"engine", "gtp", "tournament", "training", "bench", "weights", "run_engine", "tests"}
+OURS = {"engine", "gtp", "tournament", "training", "networks", "bench", "weights", "run_engine",
+        "tests"}
 FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
     "engine": OURS - {"engine"} | {"onnx"},
     "gtp": {"tournament", "training", "bench", "tests"},
     "tournament": {"gtp", "training", "bench", "tests"},
+    "networks": OURS - {"networks", "engine", "weights"},
     "training": {"gtp", "bench", "tests"},
     "bench": {"tests"},
     "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
-    "run_engine": {"tournament", "bench", "tests"},
+    "run_engine": {"tournament", "training", "bench", "tests"},
 }
 ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
     "onnxruntime": lambda rel: rel == "engine/onnx_evaluator.py",

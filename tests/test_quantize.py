@@ -1,4 +1,4 @@
-"""training/quantize: the int8 network keeps float heads and stays within the float net's own
+"""networks/quantize: the int8 network keeps float heads and stays within the float net's own
 symmetry noise of KataGo's reference outputs (../shared/reference)."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 from engine import onnx_evaluator as oe
 from tests.test_katago_reference import raw_nn, replay
-from training import quantize as q
+from networks import quantize as q
 
 
 @pytest.fixture(scope="module")

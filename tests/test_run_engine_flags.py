@@ -134,8 +134,8 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     from engine.raw_nn import raw_nn
     shipped = run_engine.SHIPPED_MODEL
     ev = run_engine.build_evaluator(run_engine.parse_flags(["--int8", "--boardsize", "9"]))
-    assert ev.model.path != shipped and ev.raw_model().path == shipped
-    assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(ev.model.path)).graph.node)
+    assert ev.model.source != shipped and ev.raw_model().source == shipped
+    assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(ev.model.source)).graph.node)
     engine = Engine(9, 9, 7.0, evaluator=ev)
     for vertex in ("E5", "C3"):
         assert engine.play(engine.to_move, parse_vertex(vertex, 9, 9)) == MOVE_OK

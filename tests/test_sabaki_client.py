@@ -134,9 +134,9 @@ def test_sabaki_session_with_random_playouts():
 
 def test_sabaki_session_with_the_katago_net(b6c96_file):
     import run_engine
-    from training.quantize import cached_int8_for
+    from networks.cache import int8_for, onnx_for
     # On a CPU with AVX2 the engine quantizes the net the first time it starts (about a minute,
     # cached afterwards): done here first, so the session's deadline times the protocol only.
     if run_engine.parse_flags(["--model", str(b6c96_file)]).int8:
-        cached_int8_for(b6c96_file)
+        assert int8_for(onnx_for(b6c96_file)) is not None
     check_session(run_session("--model", str(b6c96_file), "--visits", "30"))

@@ -27,8 +27,8 @@ from onnx import helper
 
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from engine.onnx_evaluator import OnnxModel
-from training import katago_bin as kb
-from training import katago_convert as kc
+from networks import katago_bin as kb
+from networks import katago_convert as kc
 from training.checkpoint import load_checkpoint, resolve_checkpoint
 from training.model import SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
 

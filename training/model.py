@@ -1,7 +1,7 @@
 """Dosaku's policy-value network in PyTorch: KataGo's v8 architecture on the V7 input features.
 
 The forward pass is katago-network.md §2, layer for layer, so that training/export.py can hand
-the weights to the same ONNX builder that converts KataGo nets (training/katago_convert.py):
+the weights to the same ONNX builder that converts KataGo nets (networks/katago_convert.py):
 a 5x5 input convolution plus a global-input bias, pre-activation residual blocks (every third
 block from the second one a global-pooling block), a tip norm, a policy head (board logits and a
 pass logit from pooled features) and a value head (win/loss/no-result logits, score columns,

@@ -408,8 +408,8 @@ def onnx_path(path: str | Path | None) -> str | None:
     """An ONNX file for a network path (.bin.gz converted once, cached); None stays None."""
     if path is None:
         return None
-    from training.katago_convert import cached_onnx_for
-    return str(cached_onnx_for(path))
+    from networks.cache import onnx_for
+    return str(onnx_for(path))
 
 
 def game_specs(first: int, games: int, sizes, seed: int) -> list[GameSpec]:

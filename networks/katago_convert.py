@@ -1,7 +1,7 @@
 """Convert a KataGo model file into an ONNX file with Dosaku's model contract.
 
 Uses only numpy and the `onnx` package (no torch), so `run_engine.py --model X.bin.gz` can convert
-at run time; `cached_onnx_for` does that once per file into a user cache directory.
+at run time; networks/cache.py does that once per file into the user's cache.
 
 Contract (architecture.md): inputs float32 `spatial` [N, C, H, W] and `global` [N, G] with N, H, W
 dynamic; outputs, all raw and from the side to move's view: `policy` [N, H*W+1] (policy channel 0,
@@ -28,8 +28,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from engine.features import FEATURE_SET
-from engine.onnx_options import is_onnx_file
-from training import katago_bin as kb
+from networks import katago_bin as kb
 
 OPSET = 17
 IR_VERSION = 8  # onnxruntime 1.31 refuses IR > 13; opset 17 needs IR 8
@@ -275,25 +274,6 @@ def save(proto: onnx.ModelProto, out_path: str | Path) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return out_path
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "dosaku"
-
-
-def cached_onnx_for(path: str | Path) -> Path:
-    """An ONNX file for `path`: itself if already .onnx, else a converted copy cached by sha256."""
-    path = Path(path)
-    if is_onnx_file(path):
-        return path
-    digest = kb.file_sha256(path)
-    stem = path.name.split(".")[0]
-    target = cache_dir() / f"{stem}-{digest[:16]}.onnx"
-    if not target.exists():
-        print(f"dosaku: converting {path} to {target}", file=sys.stderr)
-        convert(path, target)
-    return target
 
 
 def main(argv=None) -> int:

@@ -7,13 +7,15 @@ quantizing them costs the most accuracy for the least time. Activation ranges ar
 positions of games the float32 net plays against itself (moves sampled from its policy), on 9x9
 and 19x19, under random symmetries.
 
-    python -m training.quantize NET.onnx|NET.bin.gz OUT.onnx
+    python -m networks.quantize NET.onnx|NET.bin.gz OUT.onnx
+
+The engine quantizes a network it plays once and caches the copy (networks/cache.py); the nets
+Dosaku ships come with their int8 copies made by this module (weights/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -28,11 +30,10 @@ from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
 from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
 from engine.positions import batch_row_from_game
-from training import katago_bin as kb
-from training.katago_convert import cache_dir, cached_onnx_for
+from networks.cache import Model, onnx_for
 
 RECIPE = "int8-trunk-v2"  # part of the cache name: change it when the recipe changes
-# first outputs of the layers that stay float32 (names from training/katago_convert.py)
+# first outputs of the layers that stay float32 (names from networks/katago_convert.py)
 FLOAT_LAYERS = ("p1_", "p2_", "g1_", "v1_", "vownership")
 CALIBRATION = ((9, 7.0, 4), (19, 7.5, 1))  # (board size, komi, self-play games)
 TEMPERATURE = 0.5  # of the move sampling: plausible games, yet not all alike
@@ -64,13 +65,15 @@ def self_play_inputs(model: OnnxModel, size: int, komi: float, games: int,
     return feeds
 
 
-def quantize(src: str | Path, dst: str | Path, seed: int = 0) -> Path:
-    """Write the int8 version of the float32 model `src` to `dst` (see the module docstring)."""
+def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
+    """Write the int8 version of the float32 model `src` (a file or a serialized model) to
+    `dst` (see the module docstring)."""
+    src = src if isinstance(src, bytes) else Path(src)
     rng = np.random.default_rng(seed)
     model = OnnxModel(src, threads=2)
     feeds = [f for size, komi, games in CALIBRATION
              for f in self_play_inputs(model, size, komi, games, rng)]
-    graph = onnx.load(str(src))
+    graph = onnx.load_from_string(src) if isinstance(src, bytes) else onnx.load(str(src))
     for node in graph.graph.node:  # quantization excludes nodes by name; name them by output
         node.name = node.name or f"{node.op_type}:{node.output[0]}"
     keep = [n.name for n in graph.graph.node if n.output[0].startswith(FLOAT_LAYERS)]
@@ -81,27 +84,12 @@ def quantize(src: str | Path, dst: str | Path, seed: int = 0) -> Path:
     return Path(dst)
 
 
-def cached_int8_for(path: str | Path) -> Path:
-    """The int8 model of a network file (.onnx or KataGo's), quantized once and cached."""
-    src = cached_onnx_for(path)
-    target = cache_dir() / f"{src.stem}-{kb.file_sha256(src)[:16]}-{RECIPE}.onnx"
-    if not target.exists():
-        print(f"dosaku: quantizing {src} to {target} (calibration self-play, up to a minute)",
-              file=sys.stderr)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # engines may start side by side: each writes a file of its own, a rename publishes it
-        partial = target.with_name(f"{target.stem}.{os.getpid()}.partial")
-        quantize(src, partial)
-        partial.replace(target)
-    return target
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="float32 .onnx or a KataGo .bin.gz")
     ap.add_argument("output")
     args = ap.parse_args(argv)
-    print(quantize(cached_onnx_for(args.input), args.output))
+    print(quantize(onnx_for(args.input), args.output))
     return 0
 
 

@@ -1,0 +1,159 @@
+"""The user's cache of converted and quantized networks, and what the engine plays when the
+cache, or the int8 step, fails.
+
+A cached file is named `<key>-<first 16 hex digits of its own sha256>.onnx`, where the key names
+what it was made from (the source file's name and hash, and for int8 copies the recipe). A file
+is used only while its contents still hash to its name, so a copy cut short or damaged after it
+was written is never loaded: a damaged conversion is made again, a damaged int8 copy is removed
+and float32 plays. Files are written beside their final name and renamed into place, so engines
+started side by side never read a half-written one.
+
+Conversion is required, int8 is a speed-up: a cache that cannot be written means converting in
+memory, while an int8 copy that cannot be made, checked or loaded means playing float32, each
+said in one line on stderr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from engine.onnx_options import is_onnx_file
+
+Model = Path | bytes  # an ONNX file, or a serialized model held in memory
+
+
+class DamagedCopy(OSError):
+    """The cache held only damaged copies for a key (now removed where it allowed)."""
+
+
+def note(text: str) -> None:
+    """One line on stderr, where GTP clients show an engine's messages."""
+    print(f"dosaku: {text}", file=sys.stderr, flush=True)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "dosaku"
+
+
+def sha256_of(model: Model) -> str:
+    h = hashlib.sha256()
+    if isinstance(model, bytes):
+        h.update(model)
+    else:
+        with open(model, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def lookup(key: str) -> Path | None:
+    """The cached file for `key` whose contents match its name, None when there is none.
+    DamagedCopy when there were only damaged ones: they are removed (where the cache allows),
+    so that the next start makes the file again."""
+    folder = cache_dir()
+    if not folder.is_dir():
+        return None
+    damaged = []
+    for candidate in sorted(folder.glob(f"{key}-*.onnx")):
+        digest = candidate.stem[len(key) + 1:]
+        if len(digest) != 16 or "-" in digest:
+            continue  # a longer key that begins with this one
+        if sha256_of(candidate)[:16] == digest:
+            return candidate
+        damaged.append(candidate)
+        try:
+            candidate.unlink()
+        except OSError:
+            pass
+    if damaged:
+        raise DamagedCopy(f"{damaged[0]} is damaged (its contents do not match its name; "
+                          "removed)")
+    return None
+
+
+def store(key: str, write: Callable[[Path], None]) -> Path:
+    """Have `write(path)` make the file for `key` in the cache, then publish it under its hash.
+    OSError when the cache cannot be written (read-only, full)."""
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f"{key}.{os.getpid()}.partial"
+    try:
+        write(partial)
+        os.chmod(partial, 0o644)
+        target = folder / f"{key}-{sha256_of(partial)[:16]}.onnx"
+        os.replace(partial, target)
+        return target
+    finally:
+        if partial.exists():
+            partial.unlink()
+
+
+def onnx_for(path: str | Path) -> Model:
+    """The ONNX model of a network file: the file itself if it is ONNX; for a KataGo file its
+    cached conversion, converted now when the cache lacks it (or held a damaged copy), and kept
+    in memory when the cache cannot be written."""
+    path = Path(path)
+    if is_onnx_file(path):
+        return path
+    key = f"{path.name.split('.')[0]}-{sha256_of(path)[:16]}"
+    try:
+        found = lookup(key)
+    except OSError as err:  # a damaged copy, or a cache that cannot be read: convert anew
+        note(str(err))
+        found = None
+    if found is not None:
+        return found
+    import onnx
+    from networks import katago_bin, katago_convert
+    note(f"converting {path} to ONNX (once; cached in {cache_dir()})")
+    proto = katago_convert.build_onnx(katago_bin.load(path))
+    try:
+        return store(key, lambda out: onnx.save(proto, str(out)))
+    except OSError as err:
+        note(f"cannot cache the converted network in {cache_dir()} ({err}): converted in "
+             "memory, again at every start")
+        return proto.SerializeToString()
+
+
+def model_label(model: Model) -> str:
+    return "the converted network (in memory)" if isinstance(model, bytes) else str(model)
+
+
+def int8_for(model: Model) -> Path | None:
+    """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
+    the copy shipped beside a shipped net, else the cached one, else quantized now (calibration
+    self-play, up to a minute) into the cache."""
+    from weights import shipped_int8_for
+    if isinstance(model, Path):
+        shipped = shipped_int8_for(model)
+        if shipped is not None:
+            return shipped
+    try:
+        from networks.quantize import RECIPE, quantize
+    except ImportError as err:
+        note(f"int8 unavailable ({err}): playing float32")
+        return None
+    stem = model.stem if isinstance(model, Path) else "converted"
+    key = f"{stem}-{sha256_of(model)[:16]}-{RECIPE}"
+    try:
+        found = lookup(key)
+    except OSError as err:  # a damaged copy, or a cache that cannot be read
+        note(f"int8 copy unusable ({err}): playing float32")
+        return None
+    if found is not None:
+        return found
+    def write(out: Path) -> None:  # said once the cache is known to take it
+        note(f"quantizing {model_label(model)} to int8 (calibration self-play, up to a minute; "
+             f"cached in {cache_dir()})")
+        quantize(model, out)
+
+    try:
+        return store(key, write)
+    except Exception as err:  # an optional speed-up: any failure leaves float32 playing
+        note(f"int8 copy not made ({type(err).__name__}: {err}): playing float32")
+        return None

@@ -1,0 +1,25 @@
+"""The network a game plays on: the file the user named (converted if it is KataGo's), its int8
+copy where asked for, and float32 instead whenever the int8 copy fails, at any step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.onnx_evaluator import OnnxModel
+from networks.cache import Model, int8_for, note, onnx_for
+
+
+def load_network(path: str | Path, int8: bool, threads: int = 1,
+                 provider: str = "cpu") -> tuple[OnnxModel, Model | None]:
+    """(the model that plays, the float32 model it was quantized from or None). int8 is a
+    speed-up: when its copy cannot be made, checked or loaded, float32 plays, said on stderr."""
+    source = onnx_for(path)
+    if int8:
+        copy = int8_for(source)
+        if copy is not None:
+            try:
+                return OnnxModel(copy, threads=threads, provider=provider), source
+            except Exception as err:  # onnxruntime refuses the file: play the float net
+                note(f"int8 copy {copy} does not load ({type(err).__name__}: {err}): "
+                     "playing float32")
+    return OnnxModel(source, threads=threads, provider=provider), None

@@ -1,0 +1,225 @@
+"""networks/cache.py and networks/loading.py: the cache of converted and int8 networks, and the
+float32 net that plays whenever the int8 speed-up fails (a missing package, an onnxruntime error,
+a damaged or half-written cache file, a cache that cannot be written), each said in one stderr
+line; a damaged conversion is made again, an unwritable cache means converting in memory."""
+
+import errno
+import gzip
+import shutil
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+import weights
+from engine.onnx_evaluator import OnnxModel
+from networks import cache, quantize
+from networks.loading import load_network
+from tests.test_katago_convert import TinyWriter, random_inputs
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Each test starts from an empty cache of its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(quantize, "CALIBRATION", ((9, 7.0, 1),))  # one game keeps it short
+    return tmp_path / "xdg" / "dosaku"
+
+
+@pytest.fixture
+def katago_file(tmp_path):
+    """A tiny KataGo model file with random weights."""
+    path = tmp_path / "tiny.bin.gz"
+    path.write_bytes(gzip.compress(TinyWriter(14, seed=3).model(2).encode(binary=True)))
+    return path
+
+
+@pytest.fixture
+def float_net(tmp_path):
+    """A float32 ONNX net that is not one of the shipped ones (so nothing ships its int8)."""
+    return shutil.copy(weights.model_path("zero-9x9"), tmp_path / "net.onnx")
+
+
+def stderr_lines(capfd) -> list[str]:
+    return [line for line in capfd.readouterr().err.splitlines() if line.strip()]
+
+
+def outputs(model: OnnxModel) -> dict:
+    spatial, glob = random_inputs(np.random.default_rng(0), 2, 9, 9)
+    return model.run(spatial, glob)
+
+
+def is_int8(model: OnnxModel) -> bool:
+    graph = onnx.load_from_string(model.source) if isinstance(model.source, bytes) \
+        else onnx.load(str(model.source))
+    return any(node.op_type == "QuantizeLinear" for node in graph.graph.node)
+
+
+def unwritable_cache(tmp_path, monkeypatch):
+    """A cache directory that cannot be created (a file stands in its way): fails as a read-only
+    one does, even for root."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+
+
+# ------------------------------------------------------------------ conversions
+
+def test_a_katago_file_is_converted_once_and_then_read_from_the_cache(katago_file, own_cache,
+                                                                      capfd, monkeypatch):
+    first = cache.onnx_for(katago_file)
+    assert first.parent == own_cache and len(stderr_lines(capfd)) == 1
+    stamp = first.stat().st_mtime_ns
+    monkeypatch.setattr("networks.katago_convert.build_onnx", lambda *_: pytest.fail("rebuilt"))
+    assert cache.onnx_for(katago_file) == first and first.stat().st_mtime_ns == stamp
+    assert stderr_lines(capfd) == []
+    assert cache.onnx_for(first) == first  # an .onnx file is used as it is
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_a_damaged_conversion_is_made_again(katago_file, capfd, damage):
+    first = cache.onnx_for(katago_file)
+    good = first.read_bytes()
+    first.write_bytes(good[:len(good) // 2] if damage == "truncated"
+                      else good[:100] + b"\xff" * 64 + good[164:])
+    capfd.readouterr()
+    again = cache.onnx_for(katago_file)
+    assert again.read_bytes() == good
+    lines = stderr_lines(capfd)
+    assert "damaged" in lines[0] and "converting" in lines[1]
+
+
+def test_an_unwritable_cache_means_converting_in_memory(katago_file, tmp_path, monkeypatch,
+                                                        capfd):
+    on_disk = OnnxModel(cache.onnx_for(katago_file))
+    unwritable_cache(tmp_path, monkeypatch)
+    capfd.readouterr()
+    model = cache.onnx_for(katago_file)
+    assert isinstance(model, bytes)
+    assert "converted in memory" in stderr_lines(capfd)[-1]
+    got, expected = outputs(OnnxModel(model)), outputs(on_disk)
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name])
+
+
+def test_a_half_written_conversion_is_never_read(katago_file, own_cache):
+    first = cache.onnx_for(katago_file)
+    partial = own_cache / f"{first.stem.rsplit('-', 1)[0]}.999.partial"
+    partial.write_bytes(first.read_bytes()[:1000])
+    first.unlink()
+    assert cache.onnx_for(katago_file).read_bytes() != partial.read_bytes()
+
+
+# ------------------------------------------------------------------ int8
+
+def test_int8_is_quantized_once_then_read_from_the_cache(float_net, own_cache, capfd,
+                                                         monkeypatch):
+    played, original = load_network(float_net, int8=True)
+    assert is_int8(played) and original == float_net
+    assert played.source.parent == own_cache
+    assert "quantizing" in stderr_lines(capfd)[0]
+    monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("quantized again"))
+    again, _ = load_network(float_net, int8=True)
+    assert again.source == played.source and stderr_lines(capfd) == []
+
+
+def test_the_shipped_nets_bring_their_int8_copies(monkeypatch, capfd):
+    monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("a shipped net quantized"))
+    for name in weights.shipped_names():
+        played, original = load_network(weights.model_path(name), int8=True)
+        assert played.source == weights.int8_model_path(name) and is_int8(played)
+        assert original == weights.model_path(name)
+    assert stderr_lines(capfd) == []
+
+
+def test_a_shipped_int8_copy_that_does_not_match_its_card_is_not_used(tmp_path, monkeypatch):
+    shipped = tmp_path / "weights"
+    shutil.copytree(weights.HERE, shipped, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(weights, "HERE", shipped)
+    monkeypatch.setattr(weights, "INT8_DIR", shipped / "int8")
+    net = weights.model_path("zero-9x9")
+    assert weights.shipped_int8_for(net) == shipped / "int8" / "zero-9x9.onnx"
+    copy = weights.int8_model_path("zero-9x9")
+    copy.write_bytes(copy.read_bytes()[:-10])
+    assert weights.shipped_int8_for(net) is None
+
+
+def float32_with_one_line(float_net, capfd, why: str):
+    played, original = load_network(float_net, int8=True)
+    assert played.source == float_net and original is None and not is_int8(played)
+    lines = stderr_lines(capfd)
+    assert lines[-1].startswith("dosaku: ") and lines[-1].endswith("playing float32")
+    assert why in lines[-1], lines
+    assert sum(line.endswith("playing float32") for line in lines) == 1
+    return played
+
+
+def test_a_missing_package_means_float32(float_net, monkeypatch, capfd):
+    monkeypatch.setitem(sys.modules, "networks.quantize", None)  # import fails
+    float32_with_one_line(float_net, capfd, "int8 unavailable")
+
+
+def test_an_onnxruntime_error_means_float32(float_net, monkeypatch, capfd):
+    def fails(*_):
+        from onnxruntime.capi.onnxruntime_pybind11_state import Fail
+        raise Fail("quantization failed")
+    monkeypatch.setattr(quantize, "quantize_int8", fails)
+    float32_with_one_line(float_net, capfd, "quantization failed")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "corrupt"])
+def test_a_damaged_int8_copy_means_float32_and_is_made_again_next_time(float_net, capfd,
+                                                                       damage):
+    played, _ = load_network(float_net, int8=True)
+    copy = played.source
+    good = copy.read_bytes()
+    copy.write_bytes(good[:len(good) // 2] if damage == "truncated"
+                     else good[:200] + b"\x00" * 64 + good[264:])
+    capfd.readouterr()
+    float32_with_one_line(float_net, capfd, "damaged")
+    assert not copy.exists()
+    again, _ = load_network(float_net, int8=True)
+    assert is_int8(again)
+
+
+def test_an_int8_copy_onnxruntime_refuses_means_float32(float_net, own_cache, capfd):
+    played, _ = load_network(float_net, int8=True)
+    garbage = b"not an onnx model" * 10
+    played.source.unlink()
+    # a file whose name matches its contents, so only loading it can find the fault
+    key = played.source.stem.rsplit("-", 1)[0]
+    (own_cache / f"{key}-{cache.sha256_of(garbage)[:16]}.onnx").write_bytes(garbage)
+    capfd.readouterr()
+    float32_with_one_line(float_net, capfd, "does not load")
+
+
+def test_a_half_written_int8_copy_is_never_read(float_net, own_cache):
+    played, _ = load_network(float_net, int8=True)
+    key = played.source.stem.rsplit("-", 1)[0]
+    (own_cache / f"{key}.4242.partial").write_bytes(played.source.read_bytes()[:500])
+    again, _ = load_network(float_net, int8=True)
+    assert again.source == played.source and is_int8(again)
+
+
+def test_an_unwritable_cache_means_float32(float_net, tmp_path, monkeypatch, capfd):
+    unwritable_cache(tmp_path, monkeypatch)
+    float32_with_one_line(float_net, capfd, "int8 copy not made")
+
+
+def test_a_full_disk_means_float32(float_net, monkeypatch, capfd):
+    def disk_full(model, out):
+        out.write_bytes(b"\0" * 10)
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(quantize, "quantize", disk_full)
+    float32_with_one_line(float_net, capfd, "No space left on device")
+    assert not any(cache.cache_dir().glob("*"))  # the partial file went with the failure
+
+
+def test_a_katago_file_in_an_unwritable_cache_plays_float32_from_memory(katago_file, tmp_path,
+                                                                        monkeypatch, capfd):
+    unwritable_cache(tmp_path, monkeypatch)
+    played, original = load_network(katago_file, int8=True)
+    assert isinstance(played.source, bytes) and original is None
+    lines = stderr_lines(capfd)
+    assert "converted in memory" in lines[-2] and lines[-1].endswith("playing float32")

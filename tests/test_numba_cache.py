@@ -35,3 +35,17 @@ def test_explicit_numba_cache_dir_is_respected(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import engine, numba; print(numba.config.CACHE_DIR)"],
                          env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert out == str(tmp_path / "mine")
+
+
+def test_the_suite_runs_in_a_home_and_cache_of_its_own():
+    """conftest.py gives the run an empty home: every compiled kernel, conversion and int8 copy
+    is made afresh and lands there, never in the developer's home."""
+    import numba
+
+    from networks.cache import cache_dir
+    home = Path.home()
+    sandbox = home.parent
+    assert home.name == "home" and sandbox.name.startswith("dosaku-tests-")
+    assert Path(numba.config.CACHE_DIR).is_relative_to(sandbox)
+    assert Path(os.environ["NUMBA_CACHE_DIR"]).is_relative_to(sandbox)
+    assert cache_dir().is_relative_to(sandbox)

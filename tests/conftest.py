@@ -1,5 +1,6 @@
-"""Shared test set-up: the files under ../shared (KataGo's b6c96 network, its reference outputs,
-the network spec), GNU Go, the scripted fake engine, and the fixtures built from them.
+"""Shared test set-up: the files under ../shared (KataGo's b6c96 and b10c384h6 transformer
+networks, the b6c96's reference outputs, the network spec), GNU Go, the scripted fake engine,
+and the fixtures built from them.
 
 ../shared sits beside the checkout and is never copied into the repository. A test that needs
 a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+B10 = SHARED / "models" / "b10c384h6nbttflrs.bin.gz"
 NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
@@ -102,6 +104,12 @@ def b6c96_model(b6c96_onnx):
     """An OnnxModel of the converted b6c96 network on one thread."""
     from engine.onnx_evaluator import OnnxModel
     return OnnxModel(b6c96_onnx, threads=1)
+
+
+@pytest.fixture(scope="session")
+def b10_file() -> Path:
+    """KataGo's transformer net b10c384h6nbttflrs as released (.bin.gz)."""
+    return need_shared(B10)
 
 
 @pytest.fixture(scope="session")

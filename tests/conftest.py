@@ -113,6 +113,13 @@ def b10_file() -> Path:
 
 
 @pytest.fixture(scope="session")
+def b10_onnx(b10_file, tmp_path_factory) -> Path:
+    """The transformer net converted to ONNX once for the whole run."""
+    from networks.katago_convert import convert
+    return convert(b10_file, tmp_path_factory.mktemp("b10") / "b10.onnx")
+
+
+@pytest.fixture(scope="session")
 def gnugo() -> str:
     """Path of GNU Go 3.8 (skips when it is not installed)."""
     if not Path(GNUGO).exists():

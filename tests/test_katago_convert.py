@@ -488,7 +488,7 @@ def attention_blocks(model):
 
 
 @pytest.mark.parametrize("name", TRANSFORMER_NETS)
-def test_synthetic_transformer_nets_are_read(name, tmp_path):
+def test_synthetic_transformer_nets_convert_and_match_reference(name, tmp_path):
     model, path = write_and_load(transformer_writer(name), tmp_path, name)
     _, structure = TRANSFORMER_NETS[name]
     tip = structure(TinyWriter(15, 0))[1]
@@ -496,6 +496,7 @@ def test_synthetic_transformer_nets_are_read(name, tmp_path):
     if tip is not None:
         assert model.trunk.tip_norm.spatial == (tip == "spatial")
     assert attention_blocks(model)
+    check_onnx_against_reference(model, path, tmp_path, seed=len(name))
 
 
 def test_synthetic_attention_headers_are_read():
@@ -506,6 +507,14 @@ def test_synthetic_attention_headers_are_read():
     assert plain.rope is None and plain.q_head_dim == 6
     fixed = attention_blocks(kb.parse(transformer_writer("gqa-fixed-rope").encode(True), True))
     assert isinstance(fixed[0].rope, kb.RopeTheta) and fixed[0].rope.theta == 100.0
+
+
+def test_fixed_rope_frequencies_follow_katago():
+    """Pairs p < P/2 turn with the row at theta^(-2p/P), the rest with the column."""
+    model = kb.parse(transformer_writer("gqa-fixed-rope").encode(True), True)
+    table = kc.rope_frequencies(attention_blocks(model)[0])  # qHeadDim 8: P = 4 pairs
+    expected = [[0, 1], [0, 100 ** -0.5], [1, 0], [100 ** -0.5, 0]]
+    np.testing.assert_allclose(table[0], expected, rtol=1e-6)
 
 
 def patched(writer, record, offset, value):
@@ -666,3 +675,9 @@ def test_b10_layers_match_section_3(b10):
             6, 6, 32, 32)
     freqs = np.concatenate([b.rope.freqs.ravel() for b in attention_blocks(b10)])
     assert len(freqs) == 20 * 192 and -3.5 < freqs.min() < -3.3 and 4.4 < freqs.max() < 4.5
+
+
+def test_b10_onnx_matches_numpy_reference_on_a_padded_board(b10, b10_onnx):
+    session = ort.InferenceSession(str(b10_onnx), providers=["CPUExecutionProvider"])
+    spatial, glob = random_inputs(np.random.default_rng(10), 1, 9, 9, board_h=7, board_w=8)
+    assert_matches_reference(b10, session, spatial, glob, atol=1e-4)

@@ -3,8 +3,10 @@
 KataGo reports raw outputs from White's perspective (win/loss, lead, self-play score,
 ownership +1 = White) and the policy for the side to move with illegal points marked; see
 ../shared/reference/README.md. This module produces exactly those numbers for one fixed
-symmetry from an OnnxModel, so our net can be compared with KataGo's value by value. It imports
-onnxruntime (through engine.onnx_evaluator), so the engine loads it only when asked.
+symmetry from an OnnxModel, so our net can be compared with KataGo's value by value; like
+KataGo's GTP, it mixes 0.2 of the optimistic policy into the policy of nets that have one
+(katago-transformer.md §5). It imports onnxruntime (through engine.onnx_evaluator), so the
+engine loads it only when asked.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,9 @@ from engine.constants import BLACK
 from engine.evaluator import PositionBatch
 from engine.features import fill_features
 from engine.positions import batch_row_from_game
+
+# KataGo's GTP rootPolicyOptimism default (min(policyOptimism 1.0, 0.2)), which kata-raw-nn uses
+RAW_NN_POLICY_OPTIMISM = 0.2
 
 
 @dataclass
@@ -62,20 +67,50 @@ def raw_nn(model, game, symmetry: int) -> RawNN:
 
     On a rectangular board the transpose bit is dropped, as KataGo does.
     """
+    return raw_nn_batch(model, [game], symmetry)[0]
+
+
+def raw_nn_batch(model, games: list, symmetry: int) -> list[RawNN]:
+    """raw_nn of several games of one board size, evaluated in one network call."""
+    rows = [raw_nn_inputs(model, game, symmetry) for game in games]
+    raw = model.run(np.concatenate([r[0] for r in rows]), np.concatenate([r[1] for r in rows]))
+    return [_outputs(model, game, {k: v[i:i + 1] for k, v in raw.items()}, legal, symmetry)
+            for i, (game, (_, _, legal)) in enumerate(zip(games, rows))]
+
+
+def _effective(game, symmetry: int) -> int:
+    return symmetry & 3 if game.width != game.height else symmetry
+
+
+def raw_nn_inputs(model, game, symmetry: int):
+    """(spatial [1, C, H, W], global [1, G], legal [1, H*W+1]) of the game's position under
+    `symmetry`: what raw_nn feeds the net."""
     w, h = game.width, game.height
-    effective = symmetry & 3 if w != h else symmetry
     batch = PositionBatch(1, w, h, game.komi, game.rules)
     batch_row_from_game(batch, 0, game)
     batch.count = 1
     spatial = np.zeros((1, model.num_spatial, h, w), np.float32)
     glob = np.zeros((1, model.num_global), np.float32)
-    fill_features(batch, spatial, glob, np.array([effective], np.int64),
+    fill_features(batch, spatial, glob, np.array([_effective(game, symmetry)], np.int64),
                   handicap_stones=game.handicap)
-    raw = oe.undo_symmetry_outputs(model.run(spatial, glob), effective)
+    return spatial, glob, batch.legal[:1]
+
+
+def policy_logits(raw: dict) -> np.ndarray:
+    """The logits kata-raw-nn turns into its policy: with an optimistic channel (v12+ nets),
+    KataGo mixes in RAW_NN_POLICY_OPTIMISM of it, pass included."""
+    if "policy_optimistic" not in raw:
+        return raw["policy"]
+    return oe.mix_optimism(raw["policy"], raw["policy_optimistic"], RAW_NN_POLICY_OPTIMISM)
+
+
+def _outputs(model, game, raw: dict, legal: np.ndarray, symmetry: int) -> RawNN:
+    """RawNN from one position's raw outputs computed under `symmetry`."""
+    w, h = game.width, game.height
+    raw = oe.undo_symmetry_outputs(raw, _effective(game, symmetry))
     probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))[0]
     stats = oe.score_stats(raw["score"], probs[None], model.score_outputs, model.multipliers)
-    legal = batch.legal[:1]
-    policy = oe.policy_probs(raw["policy"], legal)[0].astype(np.float64)
+    policy = oe.policy_probs(policy_logits(raw), legal)[0].astype(np.float64)
     policy[~legal[0]] = np.nan
     sign = -1.0 if game.to_move == BLACK else 1.0
     win, loss = (probs[1], probs[0]) if sign < 0 else (probs[0], probs[1])

@@ -126,15 +126,15 @@ def model_label(model: Model) -> str:
 
 def int8_for(model: Model) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
-    the copy shipped beside a shipped net, else the cached one, else quantized now (calibration
-    self-play, up to a minute) into the cache."""
+    the copy shipped beside a shipped net, else the cached one, else, for a net the recipe
+    suits, quantized now (calibration self-play, up to a minute) into the cache."""
     from weights import shipped_int8_for
     if isinstance(model, Path):
         shipped = shipped_int8_for(model)
         if shipped is not None:
             return shipped
     try:
-        from networks.quantize import RECIPE, quantize
+        from networks.quantize import RECIPE, load_graph, quantize, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
@@ -147,6 +147,11 @@ def int8_for(model: Model) -> Path | None:
         return None
     if found is not None:
         return found
+    reason = unsupported(load_graph(model))
+    if reason is not None:
+        note(f"int8: {reason}: playing float32")
+        return None
+
     def write(out: Path) -> None:  # said once the cache is known to take it
         note(f"quantizing {model_label(model)} to int8 (calibration self-play, up to a minute; "
              f"cached in {cache_dir()})")

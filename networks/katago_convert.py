@@ -12,6 +12,10 @@ Off-board points (mask plane 0) get policy logit -5000 and ownership 0, as KataG
 
 The graph follows katago-network.md §2: norm layers folded into per-channel Mul/Add, activation,
 then multiplication by the on-board mask; KataGPool [mean, mean*(sqrtA-14)/10, masked max].
+Transformer nets follow katago-transformer.md §4 and §6 with KataGo's C++ semantics: runs of
+attention and SwiGLU blocks work on the board as a sequence [N, S, C] (s = y*W + x), RMSNorm is
+built from primitives, 2-D RoPE angles are computed in the graph from the buffer's H and W,
+off-board keys get a large finite negative logit, and residuals are multiplied by the mask.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ FEATURE_SETS = {7: FEATURE_SET}  # KataGo input version -> our feature-set name
 SCORE_OUTPUTS_V8 = ("scoremean", "scorestdev", "lead", "vartime")
 SCORE_OUTPUTS_V9 = SCORE_OUTPUTS_V8 + ("shortterm_winloss_error", "shortterm_score_error")
 OFF_BOARD_POLICY = 5000.0
+OFF_BOARD_KEY = 1e9  # subtracted from off-board attention logits: exp underflows to exactly 0
 
 
 class _Graph:
@@ -70,6 +75,8 @@ class _Builder:
 
     def setup_mask(self, spatial: str) -> None:
         g = self.g
+        self.spatial = spatial
+        self.seq = None  # what transformer blocks share, made when the first one needs it
         self.mask = g.op("Slice", [spatial, g.const(np.array([0], np.int64)),
                                    g.const(np.array([1], np.int64)),
                                    g.const(np.array([1], np.int64))], "mask")  # [N,1,H,W]
@@ -136,6 +143,19 @@ class _Builder:
         return g.op("Concat", [mean, g.op("Mul", [mean, self.size_term]),
                                g.op("Mul", [mean, self.size_term2])], "vpool", axis=1)
 
+    def stack(self, t: str, blocks) -> str:
+        """The blocks applied in order to planes t [N,C,H,W]; each run of transformer blocks
+        shares one sequence view [N,S,C] of them."""
+        seq = None
+        for b in blocks:
+            if isinstance(b, kb.TRANSFORMER_BLOCKS):
+                seq = self.transformer_block(seq or self.to_sequence(t), b)
+            else:
+                if seq is not None:
+                    t, seq = self.to_planes(seq), None
+                t = self.block(t, b)
+        return t if seq is None else self.to_planes(seq)
+
     def block(self, t: str, b) -> str:
         if isinstance(b, kb.OrdinaryBlock):
             a = self.norm_act(t, b.pre_norm, b.pre_act)
@@ -148,17 +168,178 @@ class _Builder:
             r = self.conv(self.norm_act(r, b.mid_norm, b.mid_act), b.conv_final)
         else:
             u = self.conv(self.norm_act(t, b.pre_norm, b.pre_act), b.pre_conv)
-            for inner in b.blocks:
-                u = self.block(u, inner)
+            u = self.stack(u, b.blocks)
             r = self.conv(self.norm_act(u, b.post_norm, b.post_act), b.post_conv)
         return self.g.op("Add", [t, r], b.name + "_out")
 
     def trunk(self, spatial: str, global_in: str, t: kb.Trunk) -> str:
         x = self.conv(spatial, t.initial_conv)
         x = self.add_channel_bias(x, self.matmul(global_in, t.initial_matmul))
-        for b in t.blocks:
-            x = self.block(x, b)
+        x = self.stack(x, t.blocks)
+        if isinstance(t.tip_norm, kb.RMSNorm):
+            return self.rms_norm_act(x, t.tip_norm, t.tip_act)
         return self.norm_act(x, t.tip_norm, t.tip_act)
+
+    def rms_norm_act(self, x: str, n: kb.RMSNorm, a: kb.Act) -> str:
+        """Trunk-tip RMSNorm (§4.6): the trunk is not zero off-board, so the spatial mean of
+        squares sums on-board points only, over C*A of them."""
+        g = self.g
+        sq = g.op("Mul", [x, x])
+        if n.spatial:
+            area = g.op("ReduceSum", [self.mask, g.const(np.array([1, 2, 3], np.int64))],
+                        keepdims=1)
+            total = g.op("ReduceSum", [g.op("Mul", [sq, self.mask]),
+                                       g.const(np.array([1, 2, 3], np.int64))], keepdims=1)
+            count = g.op("Mul", [area, g.const(np.float32(n.gamma.shape[0]))])
+            mean_sq = g.op("Div", [total, count])
+        else:
+            mean_sq = g.op("ReduceMean", [sq], axes=[1], keepdims=1)
+        y = g.op("Mul", [x, self.inverse_rms(mean_sq, n.eps)])
+        y = g.op("Mul", [y, g.const(n.gamma.reshape(1, -1, 1, 1), n.name + "_gamma")])
+        y = g.op("Add", [y, g.const(n.beta.reshape(1, -1, 1, 1), n.name + "_beta")])
+        return g.op("Mul", [self.act(y, a), self.mask], n.name + "_masked")
+
+    def inverse_rms(self, mean_sq: str, eps: float) -> str:
+        """1/sqrt(mean_sq + eps), KataGo's factor (multiplied in, not divided by)."""
+        g = self.g
+        shifted = g.op("Add", [mean_sq, g.const(np.float32(eps))])
+        return g.op("Reciprocal", [g.op("Sqrt", [shifted])])
+
+    # ---------------------------------------------------------------- transformer blocks
+
+    def sequence_setup(self) -> dict:
+        """The mask as [N,S,1], the key bias [N,1,1,S], the [0,0,H,W] shape and the buffer
+        coordinates x, y [S] (float) that RoPE needs."""
+        g = self.g
+        shape = g.op("Shape", [self.spatial])
+        hw = g.op("Slice", [shape, g.const(np.array([2], np.int64)),
+                            g.const(np.array([4], np.int64))], "hw")
+        planes = g.op("Concat", [g.const(np.array([0, 0], np.int64)), hw], axis=0)
+        mask_seq = g.op("Transpose", [self.flatten_board(self.mask)], "mask_seq", perm=[0, 2, 1])
+        key_bias = g.op("Mul", [self.mask_minus_one, g.const(np.float32(OFF_BOARD_KEY))])
+        key_bias = g.op("Reshape", [key_bias, g.const(np.array([0, 1, 1, -1], np.int64))],
+                        "key_bias")
+        x, y = (self.coordinate(shape, hw, axis) for axis in (3, 2))
+        return {"mask": mask_seq, "key_bias": key_bias, "planes": planes, "x": x, "y": y}
+
+    def coordinate(self, shape: str, hw: str, axis: int) -> str:
+        """Column (axis 3) or row (axis 2) index of every position s = y*W + x, as float [S]."""
+        g = self.g
+        length = g.op("Gather", [shape, g.const(np.array(axis, np.int64))])
+        values = g.op("Cast", [g.op("Range", [g.const(np.array(0, np.int64)), length,
+                                              g.const(np.array(1, np.int64))])],
+                      to=TensorProto.FLOAT)
+        line_axis = 0 if axis == 3 else 1  # columns vary along a row, rows down a column
+        line = g.op("Unsqueeze", [values, g.const(np.array([line_axis], np.int64))])
+        grid = g.op("Expand", [line, hw])
+        return g.op("Reshape", [grid, g.const(np.array([-1], np.int64))], f"coord{axis}")
+
+    def flatten_board(self, x: str) -> str:
+        return self.g.op("Reshape", [x, self.g.const(np.array([0, 0, -1], np.int64))])
+
+    def to_sequence(self, x: str) -> str:
+        if self.seq is None:
+            self.seq = self.sequence_setup()
+        return self.g.op("Transpose", [self.flatten_board(x)], "to_seq", perm=[0, 2, 1])
+
+    def to_planes(self, x: str) -> str:
+        t = self.g.op("Transpose", [x], perm=[0, 2, 1])
+        return self.g.op("Reshape", [t, self.seq["planes"]], "to_planes")
+
+    def transformer_block(self, t: str, b) -> str:
+        """t [N,S,C] plus the block's residual, which counts on the board only."""
+        r = self.attention(t, b) if isinstance(b, kb.AttentionBlock) else self.ffn(t, b)
+        return self.g.op("Add", [t, self.g.op("Mul", [r, self.seq["mask"]])], b.name + "_out")
+
+    def transformer_norm(self, x: str, n: kb.TransformerNorm) -> str:
+        """Per-position RMSNorm over channels, zero off-board (§4.1)."""
+        g = self.g
+        mean_sq = g.op("ReduceMean", [g.op("Mul", [x, x])], axes=[-1], keepdims=1)
+        y = g.op("Mul", [g.op("Mul", [x, self.inverse_rms(mean_sq, n.eps)]),
+                         g.const(n.weight, n.name)])
+        return g.op("Mul", [y, self.seq["mask"]], n.name + "_masked")
+
+    def ffn(self, t: str, b: kb.FFNBlock) -> str:
+        """SwiGLU: SiLU(n@linear1) * (n@gate), then linear2."""
+        g = self.g
+        x = self.transformer_norm(t, b.norm)
+        a = self.matmul(x, b.linear1)
+        hidden = g.op("Mul", [self.act(a, kb.Act(b.name, "ACTIVATION_SILU")),
+                              self.matmul(x, b.gate)])
+        return self.matmul(hidden, b.linear2)
+
+    def split_heads(self, x: str, heads: int, dim: int) -> str:
+        """[N,S,heads*dim] (head-major channels) -> [N,heads,S,dim]."""
+        g = self.g
+        x = g.op("Reshape", [x, g.const(np.array([0, 0, heads, dim], np.int64))])
+        return g.op("Transpose", [x], perm=[0, 2, 1, 3])
+
+    def attention(self, t: str, b: kb.AttentionBlock) -> str:
+        """Self-attention over on-board keys (§4.2); query head h reads KV head h div rep."""
+        g = self.g
+        q, k, v = self.qkv(self.transformer_norm(t, b.norm), b)
+        group = None
+        if b.num_kv_heads != b.num_heads:
+            group = g.const(np.arange(b.num_heads) // (b.num_heads // b.num_kv_heads), "kv_group")
+        if b.rope is not None:
+            q, k = self.apply_rope(q, k, b, group)
+        if group is not None:
+            k = g.op("Gather", [k, group], axis=1)
+            v = g.op("Gather", [v, group], axis=1)
+        scores = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
+        scale = np.float32(1.0) / np.sqrt(np.float32(b.q_head_dim))  # qHeadDim, as KataGo
+        scores = g.op("Mul", [scores, g.const(scale)])
+        scores = g.op("Add", [scores, self.seq["key_bias"]])
+        out = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), v])  # [N,heads,S,vd]
+        out = g.op("Transpose", [out], perm=[0, 2, 1, 3])
+        out = g.op("Reshape", [out, g.const(np.array([0, 0, -1], np.int64))])
+        return self.matmul(out, b.out_proj)
+
+    def qkv(self, x: str, b: kb.AttentionBlock) -> list[str]:
+        """Q, K, V [N,heads,S,dim] from one MatMul. With RoPE, each head's Q and K channels
+        come even ones first, then odd ones: the dot products do not change, and the pairs
+        become two contiguous halves."""
+        g = self.g
+        wq, wk = b.q_proj.w, b.k_proj.w
+        if b.rope is not None:
+            wq, wk = deinterleave(wq, b.q_head_dim), deinterleave(wk, b.q_head_dim)
+        sizes = [wq.shape[1], wk.shape[1], b.v_proj.w.shape[1]]
+        w = g.const(np.concatenate([wq, wk, b.v_proj.w], axis=1), b.name + "_qkv")
+        parts = [g.name(part) for part in "qkv"]
+        g.op("Split", [g.op("MatMul", [x, w]), g.const(np.array(sizes, np.int64))],
+             outputs=parts, axis=2)
+        heads = (b.num_heads, b.num_kv_heads, b.num_kv_heads)
+        dims = (b.q_head_dim, b.q_head_dim, b.v_head_dim)
+        return [self.split_heads(name, n, d) for name, n, d in zip(parts, heads, dims)]
+
+    def apply_rope(self, q: str, k: str, b: kb.AttentionBlock, group) -> tuple[str, str]:
+        """Each pair (a, b) of q and k [.., dim] in halves [a.., b..] turned into
+        (a*cos - b*sin, a*sin + b*cos) as x*[cos, cos] + [b, a]*[-sin, sin] (§4.3); with GQA
+        (`group`: KV head of each query head) query heads take their KV head's angles."""
+        g = self.g
+        cos, sin = self.rope_tables(rope_frequencies(b))  # [kv or 1, S, dim]
+        if isinstance(b.rope, kb.RopeFreqs) and group is not None:
+            q_cos, q_sin = (g.op("Gather", [table, group], axis=0) for table in (cos, sin))
+        else:
+            q_cos, q_sin = cos, sin
+
+        def rotate(x, c, s):
+            first, second = g.name("first"), g.name("second")
+            g.op("Split", [x], outputs=[first, second], axis=3)
+            swapped = g.op("Concat", [second, first], axis=3)
+            return g.op("Add", [g.op("Mul", [x, c]), g.op("Mul", [swapped, s])], "rope")
+        return rotate(q, q_cos, q_sin), rotate(k, cos, sin)
+
+    def rope_tables(self, freqs: np.ndarray) -> tuple[str, str]:
+        """[cos, cos] and [-sin, sin] [heads, S, 2P] of the angles x*fx + y*fy [heads, S, P]."""
+        g = self.g
+        fx, fy = (g.const(np.ascontiguousarray(freqs[:, None, :, i])) for i in (0, 1))
+        xs, ys = (g.op("Reshape", [self.seq[c], g.const(np.array([1, -1, 1], np.int64))])
+                  for c in ("x", "y"))
+        angle = g.op("Add", [g.op("Mul", [xs, fx]), g.op("Mul", [ys, fy])])
+        cos, sin = g.op("Cos", [angle]), g.op("Sin", [angle])
+        return (g.op("Concat", [cos, cos], "rope_cos", axis=2),
+                g.op("Concat", [g.op("Neg", [sin]), sin], "rope_sin", axis=2))
 
     def policy(self, trunk: str, h: kb.PolicyHead) -> str:
         """Returns policy logits [N, P, H*W+1] with pass last."""
@@ -187,6 +368,31 @@ class _Builder:
         score = g.op("Add", [self.matmul(v2, h.sv3_mul), g.const(h.sv3_bias.b)])
         own = g.op("Mul", [self.conv(v1, h.own_conv), self.mask])
         return value, score, own
+
+
+def deinterleave(w: np.ndarray, head_dim: int) -> np.ndarray:
+    """Projection columns reordered within each head: channels 0, 2, 4, .. then 1, 3, 5, .."""
+    heads = w.shape[1] // head_dim
+    order = np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
+    return np.ascontiguousarray(w[:, (np.arange(heads)[:, None] * head_dim + order).ravel()])
+
+
+def rope_frequencies(b: kb.AttentionBlock) -> np.ndarray:
+    """Radians per column and per row [kv heads or 1, P, 2] (float32) of a block's RoPE. Fixed
+    RoPE (one table for every head): pair p < P/2 turns with the row at theta^(-2p/P), the
+    others with the column at theta^(-2(p-P/2)/P), as KataGo computes them (powf)."""
+    if isinstance(b.rope, kb.RopeFreqs):
+        return b.rope.freqs.astype(np.float32)
+    pairs = b.q_head_dim // 2
+    half = pairs // 2
+    p = np.arange(pairs)
+    j = np.where(p < half, p, p - half).astype(np.float32)
+    freq = np.float32(1.0) / np.power(np.float32(b.rope.theta), np.float32(2.0) * j
+                                      / np.float32(pairs))
+    table = np.zeros((1, pairs, 2), np.float32)
+    table[0, :, 1] = np.where(p < half, freq, 0.0)
+    table[0, :, 0] = np.where(p < half, 0.0, freq)
+    return table
 
 
 def input_version(model_version: int) -> int:

@@ -1,5 +1,6 @@
-"""Shared test set-up: the files under ../shared (KataGo's b6c96 network, its reference outputs,
-the network spec), GNU Go, the scripted fake engine, and the fixtures built from them.
+"""Shared test set-up: the files under ../shared (KataGo's b6c96 and b10c384h6 transformer
+networks, their reference outputs, the network spec), GNU Go, the scripted fake engine, and the
+fixtures built from them.
 
 ../shared sits beside the checkout and is never copied into the repository. A test that needs
 a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
@@ -37,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+B10 = SHARED / "models" / "b10c384h6nbttflrs.bin.gz"
+REFERENCE_B10 = SHARED / "reference" / "katago-b10c384h6-raw-nn.json"
 NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
@@ -54,9 +57,9 @@ def need_shared(path: Path) -> Path:
 
 
 @functools.cache
-def reference_positions() -> dict[str, dict]:
+def reference_positions(path: Path = REFERENCE) -> dict[str, dict]:
     """KataGo's `kata-raw-nn 0` reference positions by id, in file order."""
-    return {p["id"]: p for p in json.loads(REFERENCE.read_text())["positions"]}
+    return {p["id"]: p for p in json.loads(path.read_text())["positions"]}
 
 
 def pytest_generate_tests(metafunc):
@@ -102,6 +105,34 @@ def b6c96_model(b6c96_onnx):
     """An OnnxModel of the converted b6c96 network on one thread."""
     from engine.onnx_evaluator import OnnxModel
     return OnnxModel(b6c96_onnx, threads=1)
+
+
+@pytest.fixture(scope="session")
+def b10_file() -> Path:
+    """KataGo's transformer net b10c384h6nbttflrs as released (.bin.gz)."""
+    return need_shared(B10)
+
+
+@pytest.fixture(scope="session")
+def b10_onnx(b10_file, tmp_path_factory) -> Path:
+    """The transformer net converted to ONNX once for the whole run."""
+    from networks.katago_convert import convert
+    return convert(b10_file, tmp_path_factory.mktemp("b10") / "b10.onnx")
+
+
+@pytest.fixture(scope="session")
+def b10_model(b10_onnx):
+    """An OnnxModel of the converted transformer net on two threads (it is 10 times b6c96's
+    size)."""
+    from engine.onnx_evaluator import OnnxModel
+    return OnnxModel(b10_onnx, threads=2)
+
+
+@pytest.fixture(scope="session")
+def katago_b10_reference() -> dict[str, dict]:
+    """KataGo's kata-raw-nn outputs of the transformer net on the 48 positions, by id."""
+    need_shared(REFERENCE_B10)
+    return reference_positions(REFERENCE_B10)
 
 
 @pytest.fixture(scope="session")

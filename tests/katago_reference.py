@@ -1,7 +1,9 @@
-"""Slow plain-numpy forward pass of a parsed KataGo model, written from katago-network.md §2.
+"""Slow plain-numpy forward pass of a parsed KataGo model, written from katago-network.md §2
+and, for transformer nets, katago-transformer.md §4.
 
 Used only by tests, as an independent check of the ONNX graph built by networks/katago_convert.
 Works in float64 from the file-layout weights (conv [kY, kX, inC, outC], matmul [inC, outC]).
+Transformer blocks work on the board as a sequence [N, S, C], position s = y*W + x.
 """
 
 import numpy as np
@@ -65,7 +67,101 @@ def value_pool(x, mask):
                            mean * (k * k / 100.0 - 0.1)[:, None]], axis=1)
 
 
+def rms_norm_act(x, norm, act, mask):
+    """Trunk-tip RMSNorm (§4.6): statistics over on-board points only, then gamma, beta, act."""
+    sq = x * x
+    if norm.spatial:
+        mean_sq = (sq * mask).sum(axis=(1, 2, 3), keepdims=True) / (
+            board_area(mask)[:, None, None, None] * x.shape[1])
+    else:
+        mean_sq = sq.mean(axis=1, keepdims=True)
+    y = x / np.sqrt(mean_sq + norm.eps) * norm.gamma[None, :, None, None]
+    return activate(y + norm.beta[None, :, None, None], act.kind) * mask
+
+
+def tip_norm_act(x, trunk, mask):
+    if isinstance(trunk.tip_norm, kb.RMSNorm):
+        return rms_norm_act(x, trunk.tip_norm, trunk.tip_act, mask)
+    return norm_act(x, trunk.tip_norm, trunk.tip_act, mask)
+
+
+def transformer_norm(t, norm, on_board):
+    """Per-position RMSNorm over channels (§4.1) of t [N, S, C]; zero off-board."""
+    rms = np.sqrt((t * t).mean(axis=2, keepdims=True) + norm.eps)
+    return t / rms * norm.weight * on_board[:, :, None]
+
+
+def rope_angles(rope, kv_heads, pairs, height, width):
+    """Rotation angles [kv_heads, S, pairs] of §4.3 at buffer positions x = s mod W,
+    y = s div W."""
+    y, x = np.divmod(np.arange(height * width), width)
+    if isinstance(rope, kb.RopeFreqs):
+        f = rope.freqs.astype(np.float64)
+        return x[None, :, None] * f[:, None, :, 0] + y[None, :, None] * f[:, None, :, 1]
+    half = pairs // 2
+    angles = np.empty((height * width, pairs))
+    for p in range(pairs):
+        j, coord = (p, y) if p < half else (p - half, x)
+        angles[:, p] = coord * rope.theta ** (-2.0 * j / pairs)
+    return np.broadcast_to(angles, (kv_heads,) + angles.shape)
+
+
+def rotate_pairs(v, angles):
+    """Channels (2p, 2p+1) of v [N, heads, S, d] rotated by angles [heads, S, d/2]."""
+    c, s = np.cos(angles), np.sin(angles)
+    even, odd = v[..., 0::2], v[..., 1::2]
+    out = np.empty_like(v)
+    out[..., 0::2] = even * c - odd * s
+    out[..., 1::2] = even * s + odd * c
+    return out
+
+
+def attention(t, block, on_board, height, width):
+    """Pre-norm self-attention over on-board keys (§4.2), query head h reading KV head
+    h div (heads / kv_heads); the residual is added on the board only."""
+    n, seq, _ = t.shape
+    x = transformer_norm(t, block.norm, on_board)
+
+    def split(proj, count, dim):
+        return (x @ proj.w.astype(np.float64)).reshape(n, seq, count, dim).transpose(0, 2, 1, 3)
+
+    heads, kv, qd = block.num_heads, block.num_kv_heads, block.q_head_dim
+    q, k = split(block.q_proj, heads, qd), split(block.k_proj, kv, qd)
+    v = split(block.v_proj, kv, block.v_head_dim)
+    group = np.arange(heads) // (heads // kv)
+    if block.rope is not None:
+        angles = rope_angles(block.rope, kv, qd // 2, height, width)
+        q, k = rotate_pairs(q, angles[group]), rotate_pairs(k, angles)
+    logits = np.einsum("nhid,nhjd->nhij", q, k[:, group]) / np.sqrt(qd)
+    logits = np.where(on_board[:, None, None, :] > 0, logits, -np.inf)
+    weights = np.exp(logits - logits.max(axis=3, keepdims=True))
+    weights /= weights.sum(axis=3, keepdims=True)
+    heads_out = np.einsum("nhij,nhjd->nihd", weights, v[:, group]).reshape(n, seq, -1)
+    return t + (heads_out @ block.out_proj.w) * on_board[:, :, None]
+
+
+def feed_forward(t, block, on_board):
+    """Pre-norm SwiGLU (§4.4): SiLU on linear1's output, the gate linear."""
+    x = transformer_norm(t, block.norm, on_board)
+    a, gate = x @ block.linear1.w, x @ block.gate.w
+    return t + ((activate(a, "ACTIVATION_SILU") * gate) @ block.linear2.w) * on_board[:, :, None]
+
+
+def transformer_residual(t, block, mask):
+    """A transformer block applied to planes t [N, C, H, W] through the sequence view."""
+    n, c, height, width = t.shape
+    seq = t.reshape(n, c, -1).transpose(0, 2, 1)
+    on_board = mask.reshape(n, -1)
+    if isinstance(block, kb.AttentionBlock):
+        seq = attention(seq, block, on_board, height, width)
+    else:
+        seq = feed_forward(seq, block, on_board)
+    return seq.transpose(0, 2, 1).reshape(n, c, height, width)
+
+
 def residual(t, block, mask):
+    if isinstance(block, kb.TRANSFORMER_BLOCKS):
+        return transformer_residual(t, block, mask)
     if isinstance(block, kb.OrdinaryBlock):
         a = norm_act(t, block.pre_norm, block.pre_act, mask)
         r = conv(norm_act(conv(a, block.conv1), block.mid_norm, block.mid_act, mask), block.conv2)
@@ -92,7 +188,7 @@ def forward(model, spatial, global_in):
     t = conv(x, tr.initial_conv) + (gl @ tr.initial_matmul.w)[:, :, None, None]
     for block in tr.blocks:
         t = residual(t, block, mask)
-    t = norm_act(t, tr.tip_norm, tr.tip_act, mask)
+    t = tip_norm_act(t, tr, mask)
 
     ph = model.policy
     p = conv(t, ph.p1_conv)

@@ -1,7 +1,8 @@
 """KataGo model parsing and .bin -> ONNX conversion, checked against an independent numpy pass.
 
-The real b6c96 net (version 8) comes from ../shared; versions 10-17 are checked with tiny
-synthetic models written by this test in KataGo's file format (binary and text floats).
+The real b6c96 net (version 8) and transformer net b10c384h6nbttflrs (version 15) come from
+../shared; versions 10-17 and the transformer structures the real file does not use are checked
+with tiny synthetic models written by this test in KataGo's file format (binary and text floats).
 """
 
 import gzip
@@ -18,6 +19,7 @@ from networks import katago_bin as kb
 from networks import katago_convert as kc
 
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
+B10_SHA = "0ba27eced5180b3e3d0b898b280c541112989765e789d1eb6cd0d31b2b2c1229"
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,16 @@ def appendix_a_listing(spec):
 def our_listing(model):
     rows = []
     for layer in kb.layers(model):
-        if isinstance(layer, kb.Conv):
+        if isinstance(layer, kb.RMSNorm):
+            rows.append(("rmsnorm", layer.name, (str(layer.gamma.shape[0]), f"{layer.eps:g}",
+                                                 str(int(layer.spatial)))))
+        elif isinstance(layer, kb.TransformerNorm):
+            rows.append(("tnorm", layer.name, (str(layer.weight.shape[0]), f"{layer.eps:g}")))
+        elif isinstance(layer, kb.RopeFreqs):
+            rows.append(("rope", layer.name, tuple(map(str, layer.freqs.shape))))
+        elif isinstance(layer, kb.RopeTheta):
+            rows.append(("theta", layer.name, (f"{layer.theta:g}",)))
+        elif isinstance(layer, kb.Conv):
             ky, kx, cin, cout = layer.w.shape
             nums = (f"{ky}x{kx}", cin, cout, f"{layer.dilation[0]}x{layer.dilation[1]}")
             rows.append(("conv", layer.name, tuple(re.findall(r"\d+", " ".join(map(str, nums))))))
@@ -194,20 +205,23 @@ MULTS = [6.0, 21.0, 19.0, 18.0, 39.0, 0.3, 31.0]
 
 
 class TinyWriter:
-    """Emits a KataGo model file token by token with random weights."""
+    """Emits a KataGo model file token by token with random weights, counting the parameters
+    as KataGo does (everything but norm means and variances)."""
 
     def __init__(self, version, seed):
         self.v = version
         self.rng = np.random.default_rng(seed)
         self.items = []
         self.n_act = 0
+        self.params = 0
 
     def tok(self, *toks):
         self.items.extend(str(t) for t in toks)
 
-    def floats(self, n, scale=1.0, positive=False):
+    def floats(self, n, scale=1.0, positive=False, counted=True):
         a = self.rng.uniform(0.5, 1.5, n) if positive else self.rng.normal(0, scale, n)
         self.items.append(a.astype(np.float32))
+        self.params += n if counted else 0
 
     def conv(self, name, k, cin, cout):
         self.tok(name, k, k, cin, cout, 1, 1)
@@ -216,8 +230,8 @@ class TinyWriter:
     def norm(self, name, c):
         has_scale, has_bias = int(self.rng.random() < 0.7), int(self.rng.random() < 0.8)
         self.tok(name, c, "1e-05", has_scale, has_bias)
-        self.floats(c, 0.2)
-        self.floats(c, positive=True)
+        self.floats(c, 0.2, counted=False)
+        self.floats(c, positive=True, counted=False)
         if has_scale:
             self.floats(c, positive=True)
         if has_bias:
@@ -250,25 +264,71 @@ class TinyWriter:
         self.matmul(name + "/w1r", 3 * gp, reg)
         self.norm(name + "/n2", reg), self.act(name + "/a2"), self.conv(name + "/w2", 3, reg, c)
 
-    def model(self, policy_channels):
+    def nested(self, name, c, mid, inner):
+        """A nested bottleneck block; `inner` writes its blocks at width `mid`."""
+        self.tok("nested_bottleneck_block", name, len(inner))
+        self.norm(name + "/pre", c), self.act(name + "/prea"), self.conv(name + "/prec", 1, c, mid)
+        for write in inner:
+            write()
+        self.norm(name + "/post", mid), self.act(name + "/posta")
+        self.conv(name + "/postc", 1, mid, c)
+
+    # transformer records (katago-transformer.md §2)
+    def tnorm(self, name, c):
+        self.tok(name, c, "1e-06")
+        self.floats(c, positive=True)
+
+    def rms_norm(self, name, c, spatial):
+        self.tok(name, c, "1e-06", int(spatial), 0)
+        self.floats(c, positive=True), self.floats(c, 0.2)
+
+    def attention(self, name, c, heads, kv, qd, vd, rope):
+        """rope: None, "learnable", or theta (fixed RoPE)."""
+        self.tok("transformer_attention_block", name, heads, kv, qd, vd, int(rope is not None),
+                 int(rope == "learnable"))
+        self.tnorm(name + "/norm", c)
+        self.matmul(name + "/q", c, heads * qd), self.matmul(name + "/k", c, kv * qd)
+        self.matmul(name + "/v", c, kv * vd), self.matmul(name + "/out", heads * vd, c)
+        if rope == "learnable":
+            self.tok(name + "/freqs", kv, qd // 2, 2)
+            self.floats(kv * qd, 1.0)
+        elif rope is not None:
+            self.tok(name + "/theta", rope)
+
+    def ffn(self, name, c, f):
+        self.tok("transformer_ffn_block", name, c, f, 1)
+        self.tnorm(name + "/norm", c)
+        self.matmul(name + "/l1", c, f), self.matmul(name + "/gate", c, f)
+        self.matmul(name + "/l2", f, c)
+
+    def default_blocks(self):
+        return [lambda: self.ordinary("b1", 8, 6),
+                lambda: self.nested("nb", 8, 4, [lambda: self.ordinary("nb/i1", 4, 4),
+                                                 lambda: self.gpool("nb/i2", 4, 4, 3)]),
+                lambda: self.gpool("b3", 8, 5, 3)]
+
+    def model(self, policy_channels, blocks=None, tip=None):
+        """A whole model of trunk width 8. `blocks` write the trunk's blocks (default: an
+        ordinary, a nested bottleneck and a gpool block); `tip` is None for a norm at the trunk
+        tip, "spatial" or "position" for an RMSNorm (v15+)."""
         v = self.v
+        blocks = blocks or self.default_blocks()
         self.tok(f"tiny-v{v}", v, NUM_SPATIAL, NUM_GLOBAL)
         if v >= 13:
             self.tok(*MULTS)
         if v >= 15:
             self.tok(0, 1, 0, 0, 0, 0, 0, 0)
-        self.tok("trunk", 3, 8, 8, 8, 4, 4)
+        self.tok("trunk", len(blocks), 8, 8, 8, 4, 4)
         if v >= 15:
-            self.tok(0, 0, 0, 0, 0, 0)
+            self.tok(int(tip is not None), 0, 0, 0, 0, 0)
         self.conv("conv1", 3, NUM_SPATIAL, 8), self.matmul("ginputw", NUM_GLOBAL, 8)
-        self.ordinary("b1", 8, 6)
-        self.tok("nested_bottleneck_block", "nb", 2)
-        self.norm("nb/pre", 8), self.act("nb/prea"), self.conv("nb/prec", 1, 8, 4)
-        self.ordinary("nb/i1", 4, 4)
-        self.gpool("nb/i2", 4, 4, 3)
-        self.norm("nb/post", 4), self.act("nb/posta"), self.conv("nb/postc", 1, 4, 8)
-        self.gpool("b3", 8, 5, 3)
-        self.norm("trunk/norm", 8), self.act("trunk/act")
+        for write in blocks:
+            write()
+        if tip is None:
+            self.norm("trunk/norm", 8)
+        else:
+            self.rms_norm("trunk/norm", 8, tip == "spatial")
+        self.act("trunk/act")
         self.tok("policyhead")
         if v >= 17:
             self.tok(policy_channels, 0, 0, 0)
@@ -306,48 +366,318 @@ def policy_channels_for(version):
     return 4 if version in (16, 17) else 2 if version >= 12 else 1
 
 
-@pytest.mark.parametrize("version", [10, 11, 12, 13, 14, 15, 16, 17])
-def test_synthetic_versions_convert_and_match_reference(version, tmp_path):
-    pc = policy_channels_for(version)
-    writer = TinyWriter(version, seed=version).model(pc)
-    path = tmp_path / f"tiny{version}.bin.gz"
+WEIGHTS = ("w", "b", "mean", "var", "scale", "bias", "gamma", "beta", "weight", "freqs")
+
+
+def write_and_load(writer, tmp_path, stem):
+    """(model, path) of the writer's file as .bin.gz, checked equal to its .txt twin and
+    to the writer's parameter count."""
+    path = tmp_path / f"{stem}.bin.gz"
     path.write_bytes(gzip.compress(writer.encode(binary=True)))
-    txt = tmp_path / f"tiny{version}.txt"
+    txt = tmp_path / f"{stem}.txt"
     txt.write_bytes(writer.encode(binary=False))
     model, model_txt = kb.load(path), kb.load(txt)
     assert our_listing(model) == our_listing(model_txt)
     for a, b in zip(kb.layers(model), kb.layers(model_txt)):
-        for attr in ("w", "b", "mean", "var", "scale", "bias"):
+        for attr in WEIGHTS:
             if getattr(a, attr, None) is not None:
                 np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
-    assert model.policy.channels == pc
-    assert model.multipliers == (tuple(MULTS) if version >= 13 else kb.DEFAULT_MULTIPLIERS)
-    kinds = {l.kind for l in kb.layers(model) if isinstance(l, kb.Act)}
-    assert kinds == (set(ACTS) if version >= 11 else {"ACTIVATION_RELU"})
+    assert kb.param_count(model) == writer.params
+    return model, path
 
-    out = kc.convert(path, tmp_path / "tiny.onnx")
-    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    meta = session.get_modelmeta().custom_metadata_map
-    assert meta["model_version"] == str(version) and meta["policy_channels"] == str(pc)
-    assert meta["score_outputs"].split(",")[-1] == "shortterm_score_error"
-    assert meta["prefer_pass_alive_under_suicide"] == ("1" if version >= 15 else "0")
-    rng = np.random.default_rng(version)
+
+def check_onnx_against_reference(model, path, tmp_path, seed):
+    """The converted file's outputs equal the numpy reference's on full, rectangular and
+    padded boards; returns the session."""
+    session = ort.InferenceSession(str(kc.convert(path, tmp_path / "tiny.onnx")),
+                                   providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(seed)
     for h, w in [(9, 9), (6, 11)]:
         spatial, glob = random_inputs(rng, 2, h, w)
         got = assert_matches_reference(model, session, spatial, glob)
         assert got["score"].shape == (2, 6)
     spatial, glob = random_inputs(rng, 2, 9, 9, board_h=7, board_w=5)
     assert_matches_reference(model, session, spatial, glob)
+    return session
+
+
+@pytest.mark.parametrize("version", [10, 11, 12, 13, 14, 15, 16, 17])
+def test_synthetic_versions_convert_and_match_reference(version, tmp_path):
+    pc = policy_channels_for(version)
+    writer = TinyWriter(version, seed=version).model(pc)
+    model, path = write_and_load(writer, tmp_path, f"tiny{version}")
+    assert model.policy.channels == pc
+    assert model.multipliers == (tuple(MULTS) if version >= 13 else kb.DEFAULT_MULTIPLIERS)
+    kinds = {l.kind for l in kb.layers(model) if isinstance(l, kb.Act)}
+    assert kinds == (set(ACTS) if version >= 11 else {"ACTIVATION_RELU"})
+
+    session = check_onnx_against_reference(model, path, tmp_path, version)
+    meta = session.get_modelmeta().custom_metadata_map
+    assert meta["model_version"] == str(version) and meta["policy_channels"] == str(pc)
+    assert meta["score_outputs"].split(",")[-1] == "shortterm_score_error"
+    assert meta["prefer_pass_alive_under_suicide"] == ("1" if version >= 15 else "0")
 
 
 def test_unsupported_structures_are_refused():
     data = TinyWriter(15, 0).model(2).encode(binary=True)
-    rms = data.replace(b"trunk\n3\n8\n8\n8\n4\n4\n0\n", b"trunk\n3\n8\n8\n8\n4\n4\n1\n", 1)
-    with pytest.raises(kb.ModelFormatError, match="RMSNorm"):
-        kb.parse(rms, binary=True)
     meta = data.replace(b"\n0\n1\n0\n0\n0\n0\n0\n0\ntrunk", b"\n1\n1\n0\n0\n0\n0\n0\n0\ntrunk", 1)
     with pytest.raises(kb.ModelFormatError, match="metadata"):
         kb.parse(meta, binary=True)
-    odd = data.replace(b"ordinary_block", b"transformer_ffn_block", 1)
-    with pytest.raises(kb.ModelFormatError, match="transformer_ffn_block"):
+    odd = data.replace(b"ordinary_block", b"dilated_block", 1)
+    with pytest.raises(kb.ModelFormatError, match="trunk block 0: unsupported block kind 'dil"):
         kb.parse(odd, binary=True)
+
+
+# ---------------------------------------------------------------- synthetic transformer nets
+
+def real_in_miniature(w):
+    """The real file's structure at small widths: nested bottlenecks holding attention (MHA,
+    learnable RoPE) and SwiGLU pairs, a spatial RMSNorm tip."""
+    def nested(name):
+        return lambda: w.nested(name, 8, 6, [
+            lambda: w.attention(name + "/a0", 6, 2, 2, 4, 4, "learnable"),
+            lambda: w.ffn(name + "/f1", 6, 10),
+            lambda: w.attention(name + "/a2", 6, 2, 2, 4, 4, "learnable"),
+            lambda: w.ffn(name + "/f3", 6, 10)])
+    return [nested("nb0"), nested("nb1")], "spatial"
+
+
+def gqa_fixed_rope(w):
+    """Fewer KV heads than query heads, fixed RoPE, a per-position RMSNorm tip."""
+    return [lambda: w.nested("nb", 8, 8, [lambda: w.attention("nb/a", 8, 4, 2, 8, 3, 100.0),
+                                          lambda: w.ffn("nb/f", 8, 12)])], "position"
+
+
+def top_level(w):
+    """Transformer blocks in the trunk itself (whose off-board values are not zero) between
+    conv blocks; GQA with learnable RoPE, so query head h must take KV head h div 2 and its
+    frequencies; attention without RoPE."""
+    return [lambda: w.attention("a0", 8, 4, 2, 4, 2, "learnable"),
+            lambda: w.ffn("f0", 8, 16),
+            lambda: w.ordinary("b1", 8, 6),
+            lambda: w.attention("a1", 8, 2, 2, 6, 4, None),
+            lambda: w.gpool("b2", 8, 5, 3),
+            lambda: w.ffn("f1", 8, 8)], "spatial"
+
+
+def odd_pairs_before_v15(w):
+    """A version-12 net (no trunk norm kind yet, a norm tip) with transformer blocks; fixed
+    RoPE with 3 pairs (qHeadDim % 4 = 2: one pair turns with the row, two with the column)."""
+    return [lambda: w.attention("a", 8, 3, 1, 6, 2, 60.0), lambda: w.ffn("f", 8, 8),
+            lambda: w.ordinary("b", 8, 4)], None
+
+
+TRANSFORMER_NETS = {"real-in-miniature": (15, real_in_miniature),
+                    "gqa-fixed-rope": (17, gqa_fixed_rope),
+                    "top-level": (16, top_level),
+                    "odd-pairs-v12": (12, odd_pairs_before_v15)}
+
+
+def transformer_writer(name, seed=1):
+    version, structure = TRANSFORMER_NETS[name]
+    writer = TinyWriter(version, seed)
+    blocks, tip = structure(writer)
+    return writer.model(policy_channels_for(version), blocks, tip)
+
+
+def attention_blocks(model):
+    def walk(blocks):
+        for b in blocks:
+            yield from walk(b.blocks) if isinstance(b, kb.NestedBlock) else [b]
+    return [b for b in walk(model.trunk.blocks) if isinstance(b, kb.AttentionBlock)]
+
+
+@pytest.mark.parametrize("name", TRANSFORMER_NETS)
+def test_synthetic_transformer_nets_convert_and_match_reference(name, tmp_path):
+    model, path = write_and_load(transformer_writer(name), tmp_path, name)
+    _, structure = TRANSFORMER_NETS[name]
+    tip = structure(TinyWriter(15, 0))[1]
+    assert isinstance(model.trunk.tip_norm, kb.Norm if tip is None else kb.RMSNorm)
+    if tip is not None:
+        assert model.trunk.tip_norm.spatial == (tip == "spatial")
+    assert attention_blocks(model)
+    check_onnx_against_reference(model, path, tmp_path, seed=len(name))
+
+
+def test_synthetic_attention_headers_are_read():
+    model = kb.parse(transformer_writer("top-level").encode(binary=True), binary=True)
+    gqa, plain = attention_blocks(model)
+    assert (gqa.num_heads, gqa.num_kv_heads, gqa.q_head_dim, gqa.v_head_dim) == (4, 2, 4, 2)
+    assert isinstance(gqa.rope, kb.RopeFreqs) and gqa.rope.freqs.shape == (2, 2, 2)
+    assert plain.rope is None and plain.q_head_dim == 6
+    fixed = attention_blocks(kb.parse(transformer_writer("gqa-fixed-rope").encode(True), True))
+    assert isinstance(fixed[0].rope, kb.RopeTheta) and fixed[0].rope.theta == 100.0
+
+
+def test_fixed_rope_frequencies_follow_katago():
+    """Pairs p < P/2 turn with the row at theta^(-2p/P), the rest with the column."""
+    model = kb.parse(transformer_writer("gqa-fixed-rope").encode(True), True)
+    table = kc.rope_frequencies(attention_blocks(model)[0])  # qHeadDim 8: P = 4 pairs
+    expected = [[0, 1], [0, 100 ** -0.5], [1, 0], [100 ** -0.5, 0]]
+    np.testing.assert_allclose(table[0], expected, rtol=1e-6)
+
+
+def patched(writer, record, offset, value):
+    """The writer's binary file with the token `offset` places after the record named
+    `record` replaced by `value`."""
+    items = list(writer.items)
+    at = next(i for i, item in enumerate(items) if isinstance(item, str) and item == record)
+    items[at + offset] = str(value)
+    copy = TinyWriter(writer.v, 0)
+    copy.items = items
+    return copy.encode(binary=True)
+
+
+def full_writer():
+    """A v15 net with every transformer record: learnable and fixed RoPE, RMSNorm tip."""
+    w = TinyWriter(15, 2)
+    blocks = [lambda: w.nested("nb", 8, 6, [lambda: w.attention("nb/a0", 6, 2, 2, 4, 4,
+                                                                "learnable"),
+                                            lambda: w.ffn("nb/f1", 6, 10)]),
+              lambda: w.attention("a", 8, 2, 1, 4, 4, 100.0), lambda: w.ffn("f", 8, 8)]
+    return w.model(2, blocks, "spatial")
+
+
+@pytest.mark.parametrize("record,offset,value,message", [
+    ("nb/f1", 3, 0, "feed-forward blocks without SwiGLU"),
+    ("trunk/norm", 4, 2, "grouped RMSNorm"),
+    ("trunk", 7, 2, "trunk norm kind 2"),
+    ("trunk", 8, 1, "unsupported option 1"),
+    ("nb/prec", 5, 2, "dilated"),
+    ("nb/a0", 2, 3, "2 heads are not a multiple of 3 KV heads"),
+    ("nb/a0", 3, 5, "RoPE needs an even qHeadDim"),
+    ("nb/a0", 1, 0, "size 0 is not positive"),
+    ("nb/a0/freqs", 2, 3, r"RoPE frequencies are \(2, 3, 2\)"),
+    ("a/theta", 1, "-1", "theta -1.0 is not positive"),
+    ("a/theta", 1, "inf", "theta inf is not positive and finite"),
+    ("nb/a0/norm", 2, "0", "epsilon 0.0"),
+    ("trunk/norm", 2, "1.5", "epsilon 1.5"),
+])
+def test_what_katago_refuses_is_refused_naming_the_record(record, offset, value, message):
+    data = patched(full_writer(), record, offset, value)
+    with pytest.raises(kb.ModelFormatError, match=f"^{re.escape(record)}: .*{message}"):
+        kb.parse(data, binary=True)
+
+
+@pytest.mark.parametrize("record,offset,value,message", [
+    ("nb/a0", 4, 3, "nb/a0: nb/a0/v is 6x8, expected 6 outputs"),
+    ("nb/a0", 2, 1, "nb/a0: nb/a0/k is 6x8, expected 4 outputs"),
+    ("nb/f1", 1, 7, "nb/f1: nb/f1/l1 is 6x10, expected 7x10"),
+])
+def test_projection_shapes_must_match_the_header(record, offset, value, message):
+    with pytest.raises(kb.ModelFormatError, match=message):
+        kb.parse(patched(full_writer(), record, offset, value), binary=True)
+
+
+def test_transformer_block_width_must_match_its_stack():
+    w = TinyWriter(15, 0)
+    w.model(2, [lambda: w.nested("nb", 8, 6, [lambda: w.attention("nb/a", 5, 1, 1, 2, 2, None)]),
+                lambda: w.ffn("f", 7, 4)])
+    with pytest.raises(kb.ModelFormatError, match=r"nb/a: widths \[5\] in a stack of width 6"):
+        kb.parse(w.encode(binary=True), binary=True)
+
+
+def test_damaged_files_name_the_file_and_the_record(tmp_path):
+    data = full_writer().encode(binary=True)
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(data[:data.index(b"nb/a0/q\n") + 30])
+    with pytest.raises(kb.ModelFormatError,
+                       match=f"^{cut}: nb/a0/q: the file ends inside a float block"):
+        kb.load(cut)
+    header = tmp_path / "header.bin"
+    header.write_bytes(data[:data.index(b"nb/f1\n") + 9])
+    with pytest.raises(kb.ModelFormatError, match=f"^{header}: nb/f1: the file ends here"):
+        kb.load(header)
+    gz = tmp_path / "short.bin.gz"
+    gz.write_bytes(gzip.compress(data)[:-50])
+    with pytest.raises(kb.ModelFormatError, match=f"^{gz}: damaged gzip data"):
+        kb.load(gz)
+    text = tmp_path / "bad.txt"
+    text.write_bytes(full_writer().encode(binary=False).replace(b"\nnb/a0/q\n6\n8\n",
+                                                                b"\nnb/a0/q\n6\nx\n", 1))
+    with pytest.raises(kb.ModelFormatError,
+                       match=f"^{text}: nb/a0/q: expected an integer, got 'x'"):
+        kb.load(text)
+
+
+# ---------------------------------------------------------------- the real transformer file
+
+@pytest.fixture(scope="module")
+def b10(b10_file):
+    return kb.load(b10_file)
+
+
+def test_b10_parses_whole_file_with_katago_param_count(b10_file, b10):
+    data = gzip.decompress(b10_file.read_bytes())
+    assert len(data) == 42_248_738
+    assert b10.total_bytes == len(data)
+    assert data[b10.consumed_bytes:].strip() == b""
+    assert (b10.name, b10.version, b10.num_spatial, b10.num_global) == (
+        "b10c384h6nbttflrs", 15, 22, 19)
+    assert b10.multipliers == (20.0, 20.0, 20.0, 20.0, 40.0, 0.25, 150.0)
+    assert b10.trunk.header == (10, 384, 192, 144, 48, 48)
+    assert kb.param_count(b10) == 10_545_753
+    assert b10.sha256 == B10_SHA
+
+
+def b10_section_3_listing():
+    """The layer list of katago-transformer.md §3, in our_listing's terms."""
+    def conv(name, k, cin, cout):
+        return ("conv", name, (str(k), str(k), str(cin), str(cout), "1", "1"))
+
+    def matmul(name, cin, cout):
+        return ("matmul", name, (str(cin), str(cout)))
+
+    def norm(name, c, scale):
+        return ("norm", name, (str(c), "1e-20", str(int(scale)), "1"))
+
+    def act(name):
+        return ("act", name, ("ACTIVATION_SILU",))
+
+    rows = [conv("model.conv_spatial", 3, 22, 384), matmul("model.linear_global", 19, 384)]
+    for i in range(10):
+        b = f"model.blocks.{i}"
+        rows += [norm(f"{b}.normactconvp.norm", 384, True), act(f"{b}.normactconvp.act"),
+                 conv(f"{b}.normactconvp.conv", 1, 384, 192)]
+        for j in range(4):
+            s = f"{b}.blockstack.{j}"
+            if j % 2 == 0:
+                rows += [("tnorm", f"{s}.norm1", ("192", "1e-06"))]
+                rows += [matmul(f"{s}.{p}_proj", 192, 192) for p in ("q", "k", "v", "out")]
+                rows += [("rope", f"{s}.rope_freqs", ("6", "16", "2"))]
+            else:
+                rows += [("tnorm", f"{s}.norm", ("192", "1e-06")),
+                         matmul(f"{s}.ffn_linear1", 192, 512),
+                         matmul(f"{s}.ffn_linear_gate", 192, 512),
+                         matmul(f"{s}.ffn_linear2", 512, 192)]
+        rows += [norm(f"{b}.normactconvq.norm", 192, True), act(f"{b}.normactconvq.act"),
+                 conv(f"{b}.normactconvq.conv", 1, 192, 384)]
+    rows += [("rmsnorm", "model.norm_trunkfinal", ("384", "1e-06", "1")),
+             act("model.act_trunkfinal")]
+    p, v = "model.policy_head.", "model.value_head."
+    rows += [conv(p + "conv1p", 1, 384, 48), conv(p + "conv1g", 1, 384, 48),
+             norm(p + "biasg", 48, False), act(p + "actg"), matmul(p + "linear_g", 144, 48),
+             norm(p + "bias2", 48, False), act(p + "act2"), conv(p + "conv2p", 1, 48, 2),
+             matmul(p + "linear_pass", 144, 48), ("matbias", p + "linear_pass_bias", ("48",)),
+             act(p + "act_pass"), matmul(p + "linear_pass2", 48, 2)]
+    rows += [conv(v + "conv1", 1, 384, 96), norm(v + "bias1", 96, False), act(v + "act1"),
+             matmul(v + "linear2", 288, 96), ("matbias", v + "bias2", ("96",)), act(v + "act2"),
+             matmul(v + "linear_valuehead", 96, 3), ("matbias", v + "bias_valuehead", ("3",)),
+             matmul(v + "linear_miscvaluehead", 96, 6),
+             ("matbias", v + "bias_miscvaluehead", ("6",)), conv(v + "conv_ownership", 1, 96, 1)]
+    return rows
+
+
+def test_b10_layers_match_section_3(b10):
+    assert our_listing(b10) == b10_section_3_listing()
+    for block in attention_blocks(b10):
+        assert (block.num_heads, block.num_kv_heads, block.q_head_dim, block.v_head_dim) == (
+            6, 6, 32, 32)
+    freqs = np.concatenate([b.rope.freqs.ravel() for b in attention_blocks(b10)])
+    assert len(freqs) == 20 * 192 and -3.5 < freqs.min() < -3.3 and 4.4 < freqs.max() < 4.5
+
+
+def test_b10_onnx_matches_numpy_reference_on_a_padded_board(b10, b10_onnx):
+    session = ort.InferenceSession(str(b10_onnx), providers=["CPUExecutionProvider"])
+    spatial, glob = random_inputs(np.random.default_rng(10), 1, 9, 9, board_h=7, board_w=8)
+    assert_matches_reference(b10, session, spatial, glob, atol=1e-4)

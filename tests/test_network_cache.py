@@ -16,7 +16,7 @@ import weights
 from engine.onnx_evaluator import OnnxModel
 from networks import cache, quantize
 from networks.loading import load_network
-from tests.test_katago_convert import TinyWriter, random_inputs
+from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer
 
 
 @pytest.fixture(autouse=True)
@@ -153,6 +153,17 @@ def float32_with_one_line(float_net, capfd, why: str):
     assert why in lines[-1], lines
     assert sum(line.endswith("playing float32") for line in lines) == 1
     return played
+
+
+def test_a_transformer_net_plays_float32_without_calibrating(tmp_path, monkeypatch, capfd):
+    path = tmp_path / "tf.bin.gz"
+    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    monkeypatch.setattr(quantize, "self_play_inputs", lambda *_: pytest.fail("calibrated"))
+    converted = cache.onnx_for(path)
+    float32_with_one_line(converted, capfd, "nets with attention (transformer nets)")
+    with pytest.raises(ValueError, match="not quantized"):
+        quantize.quantize(converted, tmp_path / "int8.onnx")
+    assert not (tmp_path / "int8.onnx").exists()
 
 
 def test_a_missing_package_means_float32(float_net, monkeypatch, capfd):

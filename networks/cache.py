@@ -2,11 +2,11 @@
 cache, or the int8 step, fails.
 
 A cached file is named `<key>-<first 16 hex digits of its own sha256>.onnx`, where the key names
-what it was made from (the source file's name and hash, and for int8 copies the recipe). A file
-is used only while its contents still hash to its name, so a copy cut short or damaged after it
-was written is never loaded: a damaged conversion is made again, a damaged int8 copy is removed
-and float32 plays. Files are written beside their final name and renamed into place, so engines
-started side by side never read a half-written one.
+what it was made from (the source file's name and hash and the converter's version, and for int8
+copies the recipe). A file is used only while its contents still hash to its name, so a copy cut
+short or damaged after it was written is never loaded: a damaged conversion is made again, a
+damaged int8 copy is removed and float32 plays. Files are written beside their final name and
+renamed into place, so engines started side by side never read a half-written one.
 
 Conversion is required, int8 is a speed-up: a cache that cannot be written means converting in
 memory, while an int8 copy that cannot be made, checked or loaded means playing float32, each
@@ -24,6 +24,7 @@ from typing import Callable
 from engine.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
+CONVERTER = "c2"  # part of a conversion's cache name: change it when katago_convert's graphs do
 
 
 class DamagedCopy(OSError):
@@ -100,7 +101,7 @@ def onnx_for(path: str | Path) -> Model:
     path = Path(path)
     if is_onnx_file(path):
         return path
-    key = f"{path.name.split('.')[0]}-{sha256_of(path)[:16]}"
+    key = f"{path.name.split('.')[0]}-{sha256_of(path)[:16]}-{CONVERTER}"
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read: convert anew

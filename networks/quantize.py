@@ -76,7 +76,7 @@ def load_graph(src: Model) -> onnx.ModelProto:
 
 def unsupported(graph: onnx.ModelProto) -> str | None:
     """Why this recipe does not suit the net, or None (see the module docstring)."""
-    if any(node.op_type == "Softmax" for node in graph.graph.node):
+    if any(node.op_type in ("Softmax", "MultiHeadAttention") for node in graph.graph.node):
         return "nets with attention (transformer nets) are not quantized: int8 costs them " \
                "far more accuracy than their own symmetry noise"
     return None

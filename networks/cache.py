@@ -127,7 +127,7 @@ def model_label(model: Model) -> str:
 
 def int8_for(model: Model) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
-    the copy shipped beside a shipped net, else the cached one, else, for a net the recipe
+    the copy shipped beside a shipped net, else the cached one, else, for a net a recipe
     suits, quantized now (calibration self-play, up to a minute) into the cache."""
     from weights import shipped_int8_for
     if isinstance(model, Path):
@@ -135,12 +135,13 @@ def int8_for(model: Model) -> Path | None:
         if shipped is not None:
             return shipped
     try:
-        from networks.quantize import RECIPE, load_graph, quantize, unsupported
+        from networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
+    graph = load_graph(model)
     stem = model.stem if isinstance(model, Path) else "converted"
-    key = f"{stem}-{sha256_of(model)[:16]}-{RECIPE}"
+    key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph)}"
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read
@@ -148,7 +149,7 @@ def int8_for(model: Model) -> Path | None:
         return None
     if found is not None:
         return found
-    reason = unsupported(load_graph(model))
+    reason = unsupported(graph)
     if reason is not None:
         note(f"int8: {reason}: playing float32")
         return None

@@ -66,7 +66,8 @@ class SearchBuffers(NamedTuple):
     root_points: np.ndarray  # int64 [HISTORY_MOVES]: its recent moves, most recent first
     root_colors: np.ndarray  # int64 [HISTORY_MOVES]: their colours (0 = none)
     root_prior: np.ndarray  # float32 [A]: root priors the search uses (noise included)
-    root_legal: np.ndarray  # bool [A]: legal root actions (superko, analysis restrictions)
+    root_legal: np.ndarray  # bool [A]: root actions this search may take (superko, analysis
+    #                         restrictions); the root's edges hold every legal move
     # the rows handed to the evaluator (the PositionBatch's own arrays, see its docstring)
     boards: np.ndarray  # int64 [Bt, NUM_ROWS, n]
     history: np.ndarray  # int64 [Bt, HISTORY_BOARDS, NUM_ROWS, n]
@@ -353,11 +354,9 @@ def select_batch(fp, ip, *arrays):
                 if ended:
                     kind = KIND_EVAL_END
                 buf.to_move[rows] = tm
-                if depth == 0:
-                    for a in range(root_legal.shape[0]):  # not a slice copy (copy_board)
-                        buf.legal[rows, a] = root_legal[a]
-                else:
-                    B.legal_mask(board, tm, suicide, buf.legal[rows])
+                # the root too gets an edge per legal move, not only the ones this search may
+                # take (root_legal, applied at selection): later searches reuse the root
+                B.legal_mask(board, tm, suicide, buf.legal[rows])
                 buf.leaf_row[i] = rows
                 rows += 1
         buf.leaf_kind[i] = kind

@@ -377,7 +377,8 @@ class Engine:
         the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
         if self.game.is_over():
             return 0
-        return self.search.run(self._view(None), self.to_move, SearchLimits(), stop=stop)
+        return self.search.run(self._view(None), self.to_move, SearchLimits(), stop=stop,
+                               pondering=True)
 
     def set_config(self, config: EngineConfig) -> None:
         """New settings from the next search on (a new search shape starts a fresh tree)."""

@@ -122,6 +122,9 @@ def test_fischer_clock_bookkeeping_after_genmove():
 
 
 def _analyse(e, color, seconds=0.4, **kw):
+    """The last snapshot of a `seconds` analysis; kernels are compiled first, so that a cold
+    numba cache does not eat the analysis time."""
+    e.warm_up()
     snaps = []
     stop = threading.Event()
     timer = threading.Timer(seconds, stop.set)

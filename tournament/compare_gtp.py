@@ -9,7 +9,8 @@ of `kata-search_analyze`, `kata-genmove_analyze`, `lz-genmove_analyze` it lists.
 the winrate of the reply it ranks first (`order 0`) in the last `info` line, which KataGo and
 Dosaku print when the search ends; that winrate is the side to move's, so the mover's is one
 minus it (KataGo's default reportAnalysisWinratesAs = SIDETOMOVE). A move that ends the game
-(a second pass) is valued by the judge's `final_score`; a resignation is worth 0.
+(a second pass) is valued by the judge's `final_score`; a resignation is worth 0 without
+asking.
 """
 
 from __future__ import annotations
@@ -135,9 +136,8 @@ def segment_fields(tokens: list[str]) -> dict[str, str]:
 def value_after(ctrl: GtpController, command: str, pos: Position, move: str, label: str,
                 timeouts: tuple[float, float], search_timeout: float | None,
                 rules_known: bool) -> Value:
-    """The judge's value of `move` for the side to move in `pos` (see the module's docstring)."""
-    if move == "resign":
-        return Value(0.0, None, None, "")
+    """The judge's value of `move` (not a resignation) for the side to move in `pos` (see the
+    module's docstring)."""
     set_up(ctrl, pos, label, timeouts, rules_known)
     mover, opponent = pos.to_move, "w" if pos.to_move == "b" else "b"
     send(ctrl, f"play {mover} {move}", label, timeouts[1])

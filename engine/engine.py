@@ -99,6 +99,8 @@ class Engine:
         self._low_winrate_moves = {BLACK: 0, WHITE: 0}
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
+        self._root_limit: bytes | None = None  # the root moves the tree was searched with
+        #                                        (_view), None = all
         self._warm = threading.Event()  # cleared while a background warm-up runs
         self._warm.set()
         self._warm_error: BaseException | None = None
@@ -202,6 +204,7 @@ class Engine:
     # ---- game changes (each one keeps or resets the search tree) ----------------------------
     def _reset(self) -> None:
         self.search.reset()
+        self._root_limit = None
         self._low_winrate_moves = {BLACK: 0, WHITE: 0}
 
     def set_size(self, width: int, height: int) -> None:
@@ -273,6 +276,7 @@ class Engine:
     def _follow_move(self) -> None:
         had_tree = self.search.has_tree
         reused = self.search.update_with_move(self.game)
+        self._root_limit = None  # the kept subtree was searched below a root: with every move
         if self.config.report_reuse and had_tree:
             self.log(f"tree reuse: {reused} visits kept")
 
@@ -331,7 +335,7 @@ class Engine:
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
-        game = self._cleanup_view(color) if cleanup else self.game
+        game = self._view(self._cleanup_moves(color) if cleanup else None)
         playouts = self.search.run(game, color, limits, stop=stop, on_update=update,
                                    interval=interval,
                                    noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
@@ -373,7 +377,8 @@ class Engine:
         the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
         if self.game.is_over():
             return 0
-        return self.search.run(self.game, self.to_move, SearchLimits(), stop=stop)
+        return self.search.run(self._view(None), self.to_move, SearchLimits(), stop=stop,
+                               pondering=True)
 
     def set_config(self, config: EngineConfig) -> None:
         """New settings from the next search on (a new search shape starts a fresh tree)."""
@@ -391,21 +396,21 @@ class Engine:
         return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
                             early_stop=cfg.early_stop and bank_time and not sampling)
 
-    def _cleanup_view(self, color: int):
-        """The game with root moves limited for a cleanup move (see genmove)."""
+    def _cleanup_moves(self, color: int) -> np.ndarray | None:
+        """The root moves permitted for a cleanup move (see genmove), None for all."""
         w, h = self.size
         col = self.game.board[B.ROW_COLOR]
         dead = [p for p in self.dead_stones() if col[p] != color]
         if not dead:
-            return self.game
+            return None
         targets = {q for p in dead for q in neighbours(p, w)
                    if col[q] == EMPTY}  # liberties of the dead stones
         legal = self.game.legal_mask(color)
         on_board = [point_from_action(a, w, h) for a in np.flatnonzero(legal[:-1])]
         attacks = [p for p in on_board if p in targets]
         if not on_board:
-            return self.game  # nothing but pass is legal
-        return self._restricted((), attacks or on_board)
+            return None  # nothing but pass is legal
+        return self._permitted((), attacks or on_board)
 
     def _lcb(self, stats: RootStats) -> np.ndarray:
         """Lower confidence bound of each child's value (variance shrunk toward 1, weight 2)."""
@@ -482,7 +487,7 @@ class Engine:
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the
         clocks alone; the tree stays for the next search of this position."""
-        self.search.run(self.game, color, self._limits(color))
+        self.search.run(self._view(None), color, self._limits(color))
         return self.snapshot(color)
 
     @_after_warm_up
@@ -503,24 +508,34 @@ class Engine:
         avoid / allow (points) restrict the root moves searched: never the avoided ones; only
         the allowed ones when `allow` is given (pass stays possible if nothing else is left).
         """
-        game = self._restricted(avoid, allow)
+        game = self._view(self._permitted(avoid, allow))
         self.search.run(game, color, SearchLimits(), stop=stop,
                         on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
 
-    def _restricted(self, avoid, allow):
-        """The game as the search should see it: root legality limited by avoid/allow
-        (engine.game.restricted_view)."""
+    def _permitted(self, avoid, allow) -> np.ndarray | None:
+        """The root moves avoid/allow leave (bool per action, pass last), None for all."""
         if not avoid and allow is None:
-            return self.game
+            return None
         w, h = self.size
         permitted = np.ones(w * h + 1, np.bool_)
         if allow is not None:
             permitted[:] = False
             permitted[[action_from_point(p, w, h) for p in allow]] = True
         permitted[[action_from_point(p, w, h) for p in avoid]] = False
-        return restricted_view(self.game, permitted)
+        return permitted
+
+    def _view(self, permitted: np.ndarray | None):
+        """The game as the next search sees it: root moves limited to `permitted` (None: all;
+        engine.game.restricted_view). A tree searched with other root moves starts afresh, as
+        KataGo's does when the avoided moves change: its root visits went to moves not allowed
+        now or passed over moves that are, and would count toward this search's limits."""
+        key = None if permitted is None else permitted.tobytes()
+        if key != self._root_limit:
+            self.search.reset()
+            self._root_limit = key
+        return self.game if permitted is None else restricted_view(self.game, permitted)
 
     # ---- raw network output ----------------------------------------------------------------
     @property

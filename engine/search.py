@@ -66,7 +66,8 @@ class SearchBuffers(NamedTuple):
     root_points: np.ndarray  # int64 [HISTORY_MOVES]: its recent moves, most recent first
     root_colors: np.ndarray  # int64 [HISTORY_MOVES]: their colours (0 = none)
     root_prior: np.ndarray  # float32 [A]: root priors the search uses (noise included)
-    root_legal: np.ndarray  # bool [A]: legal root actions (superko, analysis restrictions)
+    root_legal: np.ndarray  # bool [A]: root actions this search may take (superko, analysis
+    #                         restrictions); the root's edges hold every legal move
     # the rows handed to the evaluator (the PositionBatch's own arrays, see its docstring)
     boards: np.ndarray  # int64 [Bt, NUM_ROWS, n]
     history: np.ndarray  # int64 [Bt, HISTORY_BOARDS, NUM_ROWS, n]
@@ -353,11 +354,9 @@ def select_batch(fp, ip, *arrays):
                 if ended:
                     kind = KIND_EVAL_END
                 buf.to_move[rows] = tm
-                if depth == 0:
-                    for a in range(root_legal.shape[0]):  # not a slice copy (copy_board)
-                        buf.legal[rows, a] = root_legal[a]
-                else:
-                    B.legal_mask(board, tm, suicide, buf.legal[rows])
+                # the root too gets an edge per legal move, not only the ones this search may
+                # take (root_legal, applied at selection): later searches reuse the root
+                B.legal_mask(board, tm, suicide, buf.legal[rows])
                 buf.leaf_row[i] = rows
                 rows += 1
         buf.leaf_kind[i] = kind
@@ -570,8 +569,10 @@ class Search:
                  log=None):
         self.evaluator = evaluator
         self.config = config
-        self.rng = np.random.default_rng(seed)
-        B.seed_rng(seed)
+        self.seed = seed
+        self.rng: np.random.Generator | None = None  # the search's noise and batch seeds
+        self._searches = 0  # searches run so far, pondering left out (see _seed_search)
+        self._ponders = 0  # ponder searches since the last of those
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.tree = T.new_tree(config.max_nodes, config.max_edges)
         self._spare = None  # second tree that update_with_move copies into (pages stay warm)
@@ -754,11 +755,13 @@ class Search:
 
     def run(self, game, color: int, limits: SearchLimits, stop=None, on_update=None,
             interval: float = 1.0, noise_weight: float = 0.0,
-            noise_alpha_scale: float = 0.03 * 361) -> int:
+            noise_alpha_scale: float = 0.03 * 361, pondering: bool = False) -> int:
         """Search the position of `game` with `color` to move; returns new playouts.
 
         on_update() is called about every `interval` seconds; `stop` (an Event) ends early.
+        pondering: a search that runs on the opponent's time (see _seed_search).
         """
+        self._seed_search(pondering)
         self._ensure_root(game, color)
         t = self.tree
         buf = self._buf
@@ -827,6 +830,22 @@ class Search:
         if on_update is not None:
             on_update()
         return playouts
+
+    def _seed_search(self, pondering: bool) -> None:
+        """Seed the random numbers of one search from the seed and the search's number: numba
+        keeps a random state per thread (selection and playouts draw from it), and searches
+        run on whatever thread calls them. Whether a ponder starts, and how long it runs,
+        depends on when the controller's next line comes, so ponders number only their own
+        streams (the k-th since the n-th other search), never the later searches'."""
+        if pondering:
+            self._ponders += 1
+        else:
+            self._searches += 1
+            self._ponders = 0
+        numba_seq, numpy_seq = np.random.SeedSequence(
+            [self.seed, self._searches, self._ponders]).spawn(2)
+        B.seed_rng(int(numba_seq.generate_state(1)[0]))
+        self.rng = np.random.default_rng(numpy_seq)
 
     def _kernel_params(self, game, noise_weight: float) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' float and int parameter vectors for a search of `game`."""

@@ -62,8 +62,9 @@ class TreeArrays(NamedTuple):
     node_utility_sq: np.ndarray  # float64: sum of squared utilities (value + score utility)
     node_score_sum: np.ndarray  # float64: sum of backed-up score leads (mover's view)
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
-    node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, value_sum - virtual) side by
-    #                       side, so selection reads one cache line per child
+    node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, utility sum - virtual) side by
+    #                       side, so selection reads one cache line per child (the utility:
+    #                       value plus score utility and corrections, engine/search.py)
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
     node_score_stats: np.ndarray  # float32 [n, 2]: its own expected final score (mover's
@@ -256,11 +257,13 @@ def copy_subtree(src, root, dst):
         dst.node_visits[new] = src.node_visits[old]
         dst.node_value_sum[new] = src.node_value_sum[old]
         dst.node_value_sq[new] = src.node_value_sq[old]
-        dst.node_utility_sq[new] = src.node_value_sq[old]  # as node_sel: values, utilities later
+        # the selection sums as the visits backed them up (score utility, value bias and child
+        # weighting included: the units of the next backups), without virtual losses
+        dst.node_utility_sq[new] = src.node_utility_sq[old]
         dst.node_score_sum[new] = src.node_score_sum[old]
         dst.node_virtual[new] = 0
         dst.node_sel[new, 0] = src.node_visits[old]
-        dst.node_sel[new, 1] = src.node_value_sum[old]
+        dst.node_sel[new, 1] = src.node_sel[old, 1] + src.node_virtual[old]
         dst.node_value[new] = src.node_value[old]
         dst.node_score[new] = src.node_score[old]
         for k in range(2):  # not slice copies (see board.copy_board)

@@ -8,9 +8,9 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex
+from engine.coords import action_from_point, parse_vertex
 from engine.engine import Engine
-from engine.evaluator import UniformEvaluator
+from engine.evaluator import Evaluation, UniformEvaluator
 from engine.rules import PRESETS
 from engine.timecontrol import TimeSettings
 
@@ -122,6 +122,9 @@ def test_fischer_clock_bookkeeping_after_genmove():
 
 
 def _analyse(e, color, seconds=0.4, **kw):
+    """The last snapshot of a `seconds` analysis; kernels are compiled first, so that a cold
+    numba cache does not eat the analysis time."""
+    e.warm_up()
     snaps = []
     stop = threading.Event()
     timer = threading.Timer(seconds, stop.set)
@@ -143,8 +146,37 @@ def test_avoid_and_allow_restrict_the_root_search():
     assert {m.point for m in snap.moves if m.visits > 0} == allow
     # the restriction is for that analysis only: the game's legal moves are untouched
     assert e.game.legal_mask(BLACK).sum() == 26
-    snap = _analyse(e, BLACK)
-    assert len({m.point for m in snap.moves if m.visits > 0}) > 5
+    snap = _analyse(e, BLACK)  # every move is back, the avoided ones included
+    everything = {parse_vertex(f"{c}{r}", 5, 5) for c in "ABCDE" for r in "12345"}
+    assert {m.point for m in snap.moves if m.visits > 0} == everything | {PASS_POINT}
+
+
+class _Favourite:
+    """Most of the prior on one action, value and score 0: an unrestricted search plays it."""
+
+    def __init__(self, action: int):
+        self.action = action
+
+    def evaluate(self, batch):
+        n = batch.count
+        policy = batch.legal[:n].astype(np.float32)
+        policy[:, self.action] *= 50.0
+        policy /= policy.sum(axis=1, keepdims=True)
+        return Evaluation(policy, np.zeros(n, np.float32), np.zeros(n, np.float32), None)
+
+
+def test_restricted_and_unrestricted_searches_do_not_share_root_visits():
+    c3 = parse_vertex("C3", 5, 5)
+    e = Engine(5, 5, 0.5, evaluator=_Favourite(action_from_point(c3, 5, 5)),
+               config=EngineConfig(visits=100, seconds=0, report_moves=False))
+    e.warm_up()  # compiling would eat the analysis time
+    snap = _analyse(e, BLACK, avoid={c3})  # longer than a genmove: it must not decide it
+    assert snap.root_visits > 100 and c3 not in {m.point for m in snap.moves if m.visits}
+    assert e.genmove(BLACK, commit=False) == c3
+    allow = {parse_vertex(v, 5, 5) for v in ("A1", "E5")}
+    snap = _analyse(e, BLACK, seconds=0.2, allow=allow)  # none of the genmove's visits
+    assert snap.root_visits == 1 + sum(m.visits for m in snap.moves)
+    assert {m.point for m in snap.moves} == allow
 
 
 def test_allow_list_of_illegal_points_leaves_pass():

@@ -1,7 +1,9 @@
-"""Pondering, GoGui's interrupt and the per-move stderr line, through the server's stdin loop."""
+"""Pondering, GoGui's interrupt, the per-move stderr line and the seed on every thread that
+searches, through the server's stdin loop and the real engine."""
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import threading
@@ -14,9 +16,11 @@ from engine.config import EngineConfig, SearchConfig
 from engine.coords import format_vertex, point_from_action
 from engine.engine import Engine
 from engine.evaluator import UniformEvaluator
+from engine.rollout import RolloutEvaluator
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
+from tournament.controller import GtpController
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH = SearchConfig(batch_size=8, max_nodes=200_000, max_edges=4_000_000)
@@ -192,3 +196,67 @@ def test_ponder_flag_in_the_real_engine(tmp_path):
         p.kill()
         err.close()
     assert REPORT.search((tmp_path / "stderr.txt").read_text())
+
+
+class CountedRollouts(RolloutEvaluator):
+    """Random playouts that set `stop` after `calls` more evaluations (when given one): a ponder
+    as long in every run, whatever the clock says."""
+    stop: threading.Event | None = None
+    calls = 0
+
+    def evaluate(self, batch):
+        if self.stop is not None:
+            self.calls -= 1
+            if self.calls <= 0:
+                self.stop.set()
+        return super().evaluate(batch)
+
+
+def on_new_thread(fn, *args):
+    """fn(*args) on a thread of its own, as the GTP server runs genmove and pondering (numba's
+    random state is per thread)."""
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn(*args)))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def test_the_seed_decides_genmove_and_pondering_on_any_thread():
+    def play(seed):
+        ev = CountedRollouts()
+        cfg = EngineConfig(visits=50, seconds=0, seed=seed, resign_threshold=0,
+                           report_moves=False, report_reuse=False)
+        engine = Engine(9, 9, 7.5, evaluator=ev, config=cfg)
+        seen = []
+        for _ in range(4):
+            seen.append(on_new_thread(engine.genmove, engine.to_move))
+            ev.stop, ev.calls = threading.Event(), 20
+            on_new_thread(engine.ponder, ev.stop)  # the next genmove goes on from its tree
+            ev.stop = None
+            seen.append(engine.search.root_stats().visits.tolist())
+        return seen
+
+    assert play(5) == play(5)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_a_seeded_engine_plays_the_same_game_again():
+    """run_engine.py --seed with random playouts and pondering, twice: the same moves. The
+    engine ponders after each genmove until the next line comes, so what that finds depends
+    on timing: `undo` and `play` give every genmove a fresh tree."""
+    command = (f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'run_engine.py'))} "
+               "--evaluator rollout --seed 5 --visits 50 --boardsize 9 --ponder "
+               "--resign-threshold 0")
+
+    def game():
+        moves = []
+        with GtpController(command) as engine:
+            for color in "bwbwbwbwbw":
+                moves.append(engine.send(f"genmove {color}", timeout=600))  # compiles first
+                time.sleep(0.05)  # pondering on its own thread
+                engine.send("undo")
+                engine.send(f"play {color} {moves[-1]}")
+        return moves
+
+    assert game() == game()

@@ -11,7 +11,7 @@ from engine.config import SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
 from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
-from engine.game import GameState
+from engine.game import GameState, restricted_view
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
 from engine.search import KIND_EVAL, KIND_EVAL_END, Search, SearchLimits
@@ -65,6 +65,23 @@ def test_root_legality_comes_from_the_game_record():
     s2 = Search(UniformEvaluator(), SMALL)
     s2.run(g, BLACK, SearchLimits(playouts=400))
     assert not set(_visited(s2)) & g.forbidden
+
+
+def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
+    # an analysis limited to two moves expands the root; a later search of the same position
+    # without the limit reuses that root and must still see, and search, every legal move
+    g = GameState(5, 5, 0.5)
+    s = Search(UniformEvaluator(), SMALL)
+    allowed = np.zeros(26, np.bool_)
+    allowed[[0, 12]] = True
+    s.run(restricted_view(g, allowed), BLACK, SearchLimits(playouts=100))
+    assert set(_visited(s)) == {0, 12}
+    s.run(g, BLACK, SearchLimits(playouts=400))
+    st = s.root_stats()
+    legal = np.flatnonzero(g.legal_mask(BLACK)).tolist()
+    assert sorted(st.actions.tolist()) == legal
+    assert (st.prior > 0).all()
+    assert sorted(_visited(s)) == legal
 
 
 def test_positional_superko_move_is_excluded():

@@ -5,9 +5,12 @@ import pytest
 
 from engine import tree as T
 from engine.config import SearchConfig
+from engine.constants import BLACK
+from engine.coords import point_from_action
 from engine.evaluator import UniformEvaluator
 from engine.game import GameState
 from engine.search import Search, SearchLimits
+from tests.evaluators import SkewedEvaluator
 
 
 def _check_structure(t):
@@ -90,3 +93,33 @@ def test_copy_subtree_keeps_exactly_the_subtree(counting_evaluator):
     copied = T.copy_subtree(t, child, dst)
     assert shape(dst, 1) == before
     assert _check_structure(dst) == copied
+
+
+def _selection_sums(t, node, path=()):
+    """{actions from `node`: (visits, selection visits, utility sum, squared utility sum)}
+    over the visited subtree."""
+    sums = {path: (int(t.node_visits[node]), float(t.node_sel[node, 0]),
+                   float(t.node_sel[node, 1]), float(t.node_utility_sq[node]))}
+    s0 = int(t.node_edge_start[node])
+    for j in range(s0, s0 + int(t.node_num_children[node])):
+        sums |= _selection_sums(t, int(t.edge_child[j]), path + (int(t.edge_action[j]),))
+    return sums
+
+
+def test_reused_subtree_keeps_what_its_visits_backed_up_for_selection():
+    # a nonzero score lead (score utility), value bias and child weighting: a reused node must
+    # hold the same selection sums as before the move, the units the next backups add
+    g = GameState(9, 9, 7.0)
+    cfg = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000,
+                       value_bias_factor=0.45, value_weight_exponent=0.25,
+                       noise_prune_scale=0.15)
+    ev = SkewedEvaluator(82, decay=0.7, seed=5, spread=0.8, score_per_value=20)
+    s = Search(ev, cfg, log=lambda m: None)
+    s.run(g, BLACK, SearchLimits(playouts=1500))
+    st = s.root_stats()
+    action = int(st.actions[np.argmax(st.visits)])
+    before = _selection_sums(s.tree, int(T.find_child(s.tree, s.root, action)))
+    assert len(before) > 100
+    g.play(BLACK, point_from_action(action, 9, 9))
+    assert s.update_with_move(g) == before[()][0]
+    assert _selection_sums(s.tree, s.root) == before

@@ -192,8 +192,11 @@ def parse_final_score(text: str) -> float:
 class EngineSlots:
     """The engine processes of one worker: started on demand, kept across games."""
 
-    def __init__(self, commands: list[str], log_dir: str, worker: int):
+    def __init__(self, commands: list[str], log_dir: str, worker: int,
+                 labels: list[str] | None = None):
+        """labels name the log file of each slot (default engine1, engine2, referee)."""
         self.commands = commands
+        self.labels = labels or ["engine1", "engine2", "referee"]
         self.log_dir = log_dir
         self.worker = worker
         self.ctrl: dict[int, GtpController] = {}
@@ -212,8 +215,7 @@ class EngineSlots:
             raise EngineError("match is stopping")
         self.discard(k)
         if k not in self.logs:
-            label = "referee" if k == 2 else f"engine{k + 1}"
-            path = os.path.join(self.log_dir, f"{label}-worker{self.worker}.log")
+            path = os.path.join(self.log_dir, f"{self.labels[k]}-worker{self.worker}.log")
             self.logs[k] = open(path, "a", encoding="utf-8")
         try:
             c = GtpController(self.commands[k], stderr_log=self.logs[k])

@@ -17,6 +17,7 @@ BENCHES = [
     "board",
     "features",
     "nn",
+    "nn:measure_transformer",
     "search:measure_uniform",
     "search:measure_onnx",
     "budget:measure_time",

@@ -4,16 +4,20 @@
 
 Inputs are random 0/1 planes with the on-board mask plane set to 1. `--variants` also compares
 session settings (graph optimization level, execution mode) on one configuration.
+`measure_transformer` (python -m bench) runs KataGo's transformer net b10c384h6nbttflrs as the
+engine does: two one-thread sessions evaluating batches of 16 at once, float32 and int8 (its
+int8 copy is made in the user's cache on the first run, about half a minute).
 """
 
 import argparse
+import threading
 import time
 
 import numpy as np
 
-from bench.runner import B6C96_MODEL, Skip
+from bench.runner import B6C96_MODEL, B10_MODEL, Skip
 from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
-from networks.cache import onnx_for
+from networks.cache import int8_for, onnx_for
 
 
 def inputs(model: OnnxModel, batch: int, size: int, rng):
@@ -78,6 +82,48 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
             for batch in (1, 16):
                 wall, _ = rates(model, batch, size, seconds)
                 figures[f"b6c96 {size}x{size} batch {batch}, {threads} thread(s)"] = (wall, "evals/s")
+    return figures
+
+
+def parallel_rate(models: list[OnnxModel], batch: int, size: int, seconds: float) -> float:
+    """Evaluations per wall second of the models running side by side, one thread each, as
+    the engine's evaluator keeps two calls in flight."""
+    spatial, glob = inputs(models[0], batch, size, np.random.default_rng(0))
+    for model in models:
+        model.run(spatial, glob)
+    runs = [0] * len(models)
+    stop = time.perf_counter() + seconds
+
+    def work(k):
+        while time.perf_counter() < stop:
+            models[k].run(spatial, glob)
+            runs[k] += 1
+    start = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(models))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return batch * sum(runs) / (time.perf_counter() - start)
+
+
+def measure_transformer(quick: bool) -> dict[str, tuple[float, str]]:
+    """Figures for `python -m bench`: b10c384h6nbttflrs evaluations/s by size, float32 and
+    int8, two one-thread sessions at once, batches of 16."""
+    if not B10_MODEL.exists():
+        raise Skip(f"no transformer net at {B10_MODEL} (../shared is missing)")
+    path = onnx_for(B10_MODEL)
+    copies = {"float32": path, "int8": int8_for(path)}
+    seconds = 3.0 if quick else 12.0
+    figures = {}
+    for kind, model in copies.items():
+        if model is None:
+            continue  # int8_for said why on stderr
+        sessions = [OnnxModel(model, threads=1) for _ in range(2)]
+        for size in (9, 19):
+            rate = parallel_rate(sessions, 16, size, seconds)
+            figures[f"b10c384h6 transformer {size}x{size} batch 16, 2 x 1 thread, {kind}"] = (
+                rate, "evals/s")
     return figures
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 Figures = dict[str, tuple[float, str]]
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"  # ../shared beside the checkout
 B6C96_MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
+B10_MODEL = SHARED / "models" / "b10c384h6nbttflrs.bin.gz"  # KataGo's transformer net
 KATAGO_REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
 
 

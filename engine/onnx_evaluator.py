@@ -48,6 +48,10 @@ def session_options(threads: int = 1, optimization: str = "all", parallel: bool 
     opts.execution_mode = (ort.ExecutionMode.ORT_PARALLEL if parallel
                            else ort.ExecutionMode.ORT_SEQUENTIAL)
     opts.graph_optimization_level = GRAPH_OPTIMIZATION[optimization]
+    # without VNNI, onnxruntime's uint8 x int8 products add pairs in saturating 16-bit sums;
+    # this has it use uint8 x uint8 for weights outside [-64, 63] (full-range int8 weights of
+    # transformer nets' copies; the convolution recipe's 7-bit weights are not touched)
+    opts.add_session_config_entry("session.x64quantprecision", "1")
     if not spinning:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.add_session_config_entry("session.inter_op.allow_spinning", "0")

@@ -2,11 +2,11 @@
 cache, or the int8 step, fails.
 
 A cached file is named `<key>-<first 16 hex digits of its own sha256>.onnx`, where the key names
-what it was made from (the source file's name and hash, and for int8 copies the recipe). A file
-is used only while its contents still hash to its name, so a copy cut short or damaged after it
-was written is never loaded: a damaged conversion is made again, a damaged int8 copy is removed
-and float32 plays. Files are written beside their final name and renamed into place, so engines
-started side by side never read a half-written one.
+what it was made from (the source file's name and hash and the converter's version, and for int8
+copies the recipe). A file is used only while its contents still hash to its name, so a copy cut
+short or damaged after it was written is never loaded: a damaged conversion is made again, a
+damaged int8 copy is removed and float32 plays. Files are written beside their final name and
+renamed into place, so engines started side by side never read a half-written one.
 
 Conversion is required, int8 is a speed-up: a cache that cannot be written means converting in
 memory, while an int8 copy that cannot be made, checked or loaded means playing float32, each
@@ -24,6 +24,7 @@ from typing import Callable
 from engine.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
+CONVERTER = "c2"  # part of a conversion's cache name: change it when katago_convert's graphs do
 
 
 class DamagedCopy(OSError):
@@ -100,7 +101,7 @@ def onnx_for(path: str | Path) -> Model:
     path = Path(path)
     if is_onnx_file(path):
         return path
-    key = f"{path.name.split('.')[0]}-{sha256_of(path)[:16]}"
+    key = f"{path.name.split('.')[0]}-{sha256_of(path)[:16]}-{CONVERTER}"
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read: convert anew
@@ -126,7 +127,7 @@ def model_label(model: Model) -> str:
 
 def int8_for(model: Model) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
-    the copy shipped beside a shipped net, else the cached one, else, for a net the recipe
+    the copy shipped beside a shipped net, else the cached one, else, for a net a recipe
     suits, quantized now (calibration self-play, up to a minute) into the cache."""
     from weights import shipped_int8_for
     if isinstance(model, Path):
@@ -134,12 +135,13 @@ def int8_for(model: Model) -> Path | None:
         if shipped is not None:
             return shipped
     try:
-        from networks.quantize import RECIPE, load_graph, quantize, unsupported
+        from networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
+    graph = load_graph(model)
     stem = model.stem if isinstance(model, Path) else "converted"
-    key = f"{stem}-{sha256_of(model)[:16]}-{RECIPE}"
+    key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph)}"
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read
@@ -147,7 +149,7 @@ def int8_for(model: Model) -> Path | None:
         return None
     if found is not None:
         return found
-    reason = unsupported(load_graph(model))
+    reason = unsupported(graph)
     if reason is not None:
         note(f"int8: {reason}: playing float32")
         return None

@@ -12,15 +12,21 @@ Off-board points (mask plane 0) get policy logit -5000 and ownership 0, as KataG
 
 The graph follows katago-network.md §2: norm layers folded into per-channel Mul/Add, activation,
 then multiplication by the on-board mask; KataGPool [mean, mean*(sqrtA-14)/10, masked max].
-Transformer nets follow katago-transformer.md §4 and §6 with KataGo's C++ semantics: runs of
-attention and SwiGLU blocks work on the board as a sequence [N, S, C] (s = y*W + x), RMSNorm is
-built from primitives, 2-D RoPE angles are computed in the graph from the buffer's H and W,
-off-board keys get a large finite negative logit, and residuals are multiplied by the mask.
+Transformer nets follow katago-transformer.md §4 and §6 with KataGo's semantics on the board, in
+onnxruntime's fused operators where it has them (domain com.microsoft, CPU provider): each run of
+transformer blocks, and of nested blocks made of them, works on the board as one sequence
+[N, S, C] (s = y*W + x; 1x1 convolutions become matrix products); RMSNorm and the residual before
+it are one SkipSimplifiedLayerNormalization; RoPE is RotaryEmbedding with cos/sin caches built
+in the graph from the buffer's H and W; attention is MultiHeadAttention, off-board keys getting a
+large finite negative logit through an extra query/key channel. Off-board rows of a sequence are
+not zeroed (only attention mixes positions there, and it masks them), and the planes are masked
+where they mix positions again. Matrix products of transformer blocks are named "role:layer".
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -41,6 +47,9 @@ SCORE_OUTPUTS_V8 = ("scoremean", "scorestdev", "lead", "vartime")
 SCORE_OUTPUTS_V9 = SCORE_OUTPUTS_V8 + ("shortterm_winloss_error", "shortterm_score_error")
 OFF_BOARD_POLICY = 5000.0
 OFF_BOARD_KEY = 1e9  # subtracted from off-board attention logits: exp underflows to exactly 0
+MS_DOMAIN = "com.microsoft"  # onnxruntime's own fused ops (attention, RMSNorm with residual)
+ROLES = ("attention_q", "attention_k", "attention_v", "attention_out", "ffn_up", "ffn_gate",
+         "ffn_down")  # the matrix products of transformer blocks, named "role:layer"
 
 
 class _Graph:
@@ -116,8 +125,10 @@ class _Builder:
             x = self.g.op("Add", [x, self.g.const(bias.reshape(shape), n.name + "_b")])
         return self.g.op("Mul", [self.act(x, a), self.mask], n.name + "_masked")
 
-    def matmul(self, x: str, m: kb.MatMul) -> str:
-        return self.g.op("MatMul", [x, self.g.const(m.w, m.name)], m.name)
+    def matmul(self, x: str, m: kb.MatMul, role: str = "") -> str:
+        """x @ m; with a role (ROLES), the node is named "role:layer" for networks/quantize."""
+        name = {"name": f"{role}:{m.name}"} if role else {}
+        return self.g.op("MatMul", [x, self.g.const(m.w, m.name)], m.name, **name)
 
     def add_channel_bias(self, x: str, v: str) -> str:
         """x [N,C,H,W] + v [N,C] broadcast over the board."""
@@ -144,17 +155,15 @@ class _Builder:
                                g.op("Mul", [mean, self.size_term2])], "vpool", axis=1)
 
     def stack(self, t: str, blocks) -> str:
-        """The blocks applied in order to planes t [N,C,H,W]; each run of transformer blocks
-        shares one sequence view [N,S,C] of them."""
-        seq = None
-        for b in blocks:
-            if isinstance(b, kb.TRANSFORMER_BLOCKS):
-                seq = self.transformer_block(seq or self.to_sequence(t), b)
+        """The blocks applied in order to planes t [N,C,H,W]; each run of blocks that
+        `on_sequence` accepts works on one sequence view [N,S,C] of them."""
+        for sequence, run in itertools.groupby(blocks, on_sequence):
+            if sequence:
+                t = self.to_planes(self.sequence_run(self.to_sequence(t), list(run)))
             else:
-                if seq is not None:
-                    t, seq = self.to_planes(seq), None
-                t = self.block(t, b)
-        return t if seq is None else self.to_planes(seq)
+                for b in run:
+                    t = self.block(t, b)
+        return t
 
     def block(self, t: str, b) -> str:
         if isinstance(b, kb.OrdinaryBlock):
@@ -173,6 +182,7 @@ class _Builder:
         return self.g.op("Add", [t, r], b.name + "_out")
 
     def trunk(self, spatial: str, global_in: str, t: kb.Trunk) -> str:
+        self.rope_blocks = [b for b in attention_blocks(t.blocks) if b.rope is not None]
         x = self.conv(spatial, t.initial_conv)
         x = self.add_channel_bias(x, self.matmul(global_in, t.initial_matmul))
         x = self.stack(x, t.blocks)
@@ -205,34 +215,70 @@ class _Builder:
         shifted = g.op("Add", [mean_sq, g.const(np.float32(eps))])
         return g.op("Reciprocal", [g.op("Sqrt", [shifted])])
 
-    # ---------------------------------------------------------------- transformer blocks
+    # ---------------------------------------------------------------- sequence layout
 
     def sequence_setup(self) -> dict:
-        """The mask as [N,S,1], the key bias [N,1,1,S], the [0,0,H,W] shape and the buffer
-        coordinates x, y [S] (float) that RoPE needs."""
+        """What every sequence run shares, made once: the [0,0,H,W] shape back to planes, the
+        logit bias of each key [N,S,1,1] (0 on the board, -OFF_BOARD_KEY off it) and the RoPE
+        tables of the attention blocks."""
         g = self.g
         shape = g.op("Shape", [self.spatial])
         hw = g.op("Slice", [shape, g.const(np.array([2], np.int64)),
                             g.const(np.array([4], np.int64))], "hw")
         planes = g.op("Concat", [g.const(np.array([0, 0], np.int64)), hw], axis=0)
-        mask_seq = g.op("Transpose", [self.flatten_board(self.mask)], "mask_seq", perm=[0, 2, 1])
-        key_bias = g.op("Mul", [self.mask_minus_one, g.const(np.float32(OFF_BOARD_KEY))])
-        key_bias = g.op("Reshape", [key_bias, g.const(np.array([0, 1, 1, -1], np.int64))],
-                        "key_bias")
-        x, y = (self.coordinate(shape, hw, axis) for axis in (3, 2))
-        return {"mask": mask_seq, "key_bias": key_bias, "planes": planes, "x": x, "y": y}
+        key_bias = g.op("Reshape", [g.op("Mul", [self.mask_minus_one,
+                                                 g.const(np.float32(OFF_BOARD_KEY))]),
+                                    g.const(np.array([0, -1, 1, 1], np.int64))], "key_bias")
+        return {"planes": planes, "key_bias": key_bias, "columns": {},
+                "rope": self.rope_tables(shape),
+                "first_position": g.const(np.array([0], np.int64), "first_position")}
 
-    def coordinate(self, shape: str, hw: str, axis: int) -> str:
-        """Column (axis 3) or row (axis 2) index of every position s = y*W + x, as float [S]."""
+    def line_coordinates(self, shape: str, axis: int) -> str:
+        """0, 1, .. along the buffer's rows (axis 2) or columns (axis 3), as float [length, 1]."""
         g = self.g
         length = g.op("Gather", [shape, g.const(np.array(axis, np.int64))])
-        values = g.op("Cast", [g.op("Range", [g.const(np.array(0, np.int64)), length,
-                                              g.const(np.array(1, np.int64))])],
-                      to=TensorProto.FLOAT)
-        line_axis = 0 if axis == 3 else 1  # columns vary along a row, rows down a column
-        line = g.op("Unsqueeze", [values, g.const(np.array([line_axis], np.int64))])
-        grid = g.op("Expand", [line, hw])
-        return g.op("Reshape", [grid, g.const(np.array([-1], np.int64))], f"coord{axis}")
+        values = g.op("Range", [g.const(np.array(0, np.int64)), length,
+                                g.const(np.array(1, np.int64))])
+        return g.op("Unsqueeze", [g.op("Cast", [values], to=TensorProto.FLOAT),
+                                  g.const(np.array([1], np.int64))], f"line{axis}")
+
+    def rope_tables(self, shape: str) -> dict:
+        """Per attention block with RoPE (by id), the cos and sin caches of onnxruntime's
+        RotaryEmbedding for its queries and for its keys, [S*heads, P] each, row s*heads + h
+        (§4.3). The angle x*fx + y*fy of every block's KV heads is turned into cos and sin as
+        cos(x*fx)cos(y*fy) - sin(x*fx)sin(y*fy) and sin(x*fx)cos(y*fy) + cos(x*fx)sin(y*fy):
+        trigonometry on rows and columns only, not on every point."""
+        if not self.rope_blocks:
+            return {}
+        g = self.g
+        freqs = [rope_frequencies(b) for b in self.rope_blocks]  # [KV heads or 1, P, 2] each
+        freq = np.concatenate([f.reshape(-1, 2) for f in freqs])
+        x_angle, y_angle = (g.op("Mul", [self.line_coordinates(shape, axis),
+                                         g.const(np.ascontiguousarray(freq[:, i]))])
+                            for axis, i in ((3, 0), (2, 1)))
+        cos_x, sin_x = g.op("Cos", [x_angle]), g.op("Sin", [x_angle])  # [W, U]
+        one_row = g.const(np.array([1], np.int64))
+        cos_y, sin_y = (g.op("Unsqueeze", [g.op(op, [y_angle]), one_row]) for op in ("Cos", "Sin"))
+        cos = g.op("Sub", [g.op("Mul", [cos_y, cos_x]), g.op("Mul", [sin_y, sin_x])])
+        sin = g.op("Add", [g.op("Mul", [sin_y, cos_x]), g.op("Mul", [cos_y, sin_x])])
+        sizes = [f.shape[0] * f.shape[1] for f in freqs]
+        flat = g.const(np.array([-1, sum(sizes)], np.int64))
+        parts = [self.split(g.op("Reshape", [t, flat]), sizes, axis=1) for t in (cos, sin)]
+        tables = {}
+        for b, f, cos_b, sin_b in zip(self.rope_blocks, freqs, *parts):
+            tables[id(b)] = [self.rope_cache(t, f.shape, heads) for heads in
+                             (b.num_heads, b.num_kv_heads) for t in (cos_b, sin_b)]
+        return tables
+
+    def rope_cache(self, table: str, shape: tuple, heads: int) -> str:
+        """[S, rows*P] (one row of angles per KV head, or one for all) -> [S*heads, P], head h
+        reading row h div (heads/rows)."""
+        g = self.g
+        rows, pairs = shape[:2]
+        t = g.op("Reshape", [table, g.const(np.array([-1, rows, 1, pairs], np.int64))])
+        if heads != rows:
+            t = g.op("Expand", [t, g.const(np.array([1, rows, heads // rows, 1], np.int64))])
+        return g.op("Reshape", [t, g.const(np.array([-1, pairs], np.int64))])
 
     def flatten_board(self, x: str) -> str:
         return self.g.op("Reshape", [x, self.g.const(np.array([0, 0, -1], np.int64))])
@@ -246,100 +292,129 @@ class _Builder:
         t = self.g.op("Transpose", [x], perm=[0, 2, 1])
         return self.g.op("Reshape", [t, self.seq["planes"]], "to_planes")
 
-    def transformer_block(self, t: str, b) -> str:
-        """t [N,S,C] plus the block's residual, which counts on the board only."""
-        r = self.attention(t, b) if isinstance(b, kb.AttentionBlock) else self.ffn(t, b)
-        return self.g.op("Add", [t, self.g.op("Mul", [r, self.seq["mask"]])], b.name + "_out")
+    def split(self, x: str, sizes, axis: int = -1) -> list[str]:
+        outs = [self.g.name("part") for _ in sizes]
+        self.g.op("Split", [x, self.g.const(np.array(sizes, np.int64))], outputs=outs, axis=axis)
+        return outs
 
-    def transformer_norm(self, x: str, n: kb.TransformerNorm) -> str:
-        """Per-position RMSNorm over channels, zero off-board (§4.1)."""
-        g = self.g
-        mean_sq = g.op("ReduceMean", [g.op("Mul", [x, x])], axes=[-1], keepdims=1)
-        y = g.op("Mul", [g.op("Mul", [x, self.inverse_rms(mean_sq, n.eps)]),
-                         g.const(n.weight, n.name)])
-        return g.op("Mul", [y, self.seq["mask"]], n.name + "_masked")
+    def sequence_run(self, t: str, blocks) -> str:
+        """Blocks applied to a sequence t [N,S,C]. Off-board rows are left as they come, not
+        zeroed as KataGo does: every step here works position by position but attention,
+        which masks off-board keys, so they never reach a board point, and the planes are
+        masked before anything mixes positions again. A transformer block's residual is added
+        by the next block's norm, in one fused op."""
+        pending = None
+        for b in blocks:
+            if isinstance(b, kb.NestedBlock):
+                t, pending = self.residual(t, pending), None
+                t = self.nested_on_sequence(t, b)
+            else:
+                n, t = self.transformer_norm(t, pending, b.norm)
+                pending = (self.attention(n, b) if isinstance(b, kb.AttentionBlock)
+                           else self.ffn(n, b))
+        return self.residual(t, pending)
 
-    def ffn(self, t: str, b: kb.FFNBlock) -> str:
-        """SwiGLU: SiLU(n@linear1) * (n@gate), then linear2."""
-        g = self.g
-        x = self.transformer_norm(t, b.norm)
-        a = self.matmul(x, b.linear1)
-        hidden = g.op("Mul", [self.act(a, kb.Act(b.name, "ACTIVATION_SILU")),
-                              self.matmul(x, b.gate)])
-        return self.matmul(hidden, b.linear2)
+    def residual(self, t: str, r: str | None) -> str:
+        return t if r is None else self.g.op("Add", [t, r], "residual")
 
-    def split_heads(self, x: str, heads: int, dim: int) -> str:
-        """[N,S,heads*dim] (head-major channels) -> [N,heads,S,dim]."""
-        g = self.g
-        x = g.op("Reshape", [x, g.const(np.array([0, 0, heads, dim], np.int64))])
-        return g.op("Transpose", [x], perm=[0, 2, 1, 3])
+    def nested_on_sequence(self, t: str, b: kb.NestedBlock) -> str:
+        """A nested bottleneck block (1x1 convolutions as matrix products) on t [N,S,C]."""
+        u = self.pointwise(self.affine_act(t, b.pre_norm, b.pre_act), b.pre_conv)
+        u = self.sequence_run(u, b.blocks)
+        r = self.pointwise(self.affine_act(u, b.post_norm, b.post_act), b.post_conv)
+        return self.g.op("Add", [t, r], b.name + "_out")
 
-    def attention(self, t: str, b: kb.AttentionBlock) -> str:
-        """Self-attention over on-board keys (§4.2); query head h reads KV head h div rep."""
+    def pointwise(self, x: str, c: kb.Conv) -> str:
+        return self.g.op("MatMul", [x, self.g.const(np.ascontiguousarray(c.w[0, 0]), c.name)],
+                         c.name)
+
+    def affine_act(self, x: str, n: kb.Norm, a: kb.Act) -> str:
+        """act(x*scale + bias) over the channels of x [N,S,C], not masked (sequence_run)."""
+        scale, bias = n.merged()
+        if not np.all(scale == 1.0):
+            x = self.g.op("Mul", [x, self.g.const(scale, n.name + "_s")])
+        if not np.all(bias == 0.0):
+            x = self.g.op("Add", [x, self.g.const(bias, n.name + "_b")])
+        return self.act(x, a)
+
+    def transformer_norm(self, t: str, pending: str | None,
+                         n: kb.TransformerNorm) -> tuple[str, str]:
+        """(RMSNorm over the channels of t + pending (§4.1), t + pending)."""
         g = self.g
-        q, k, v = self.qkv(self.transformer_norm(t, b.norm), b)
-        group = None
-        if b.num_kv_heads != b.num_heads:
-            group = g.const(np.arange(b.num_heads) // (b.num_heads // b.num_kv_heads), "kv_group")
+        weight = g.const(n.weight, n.name)
+        if pending is None:
+            mean_sq = g.op("ReduceMean", [g.op("Mul", [t, t])], axes=[-1], keepdims=1)
+            return g.op("Mul", [g.op("Mul", [t, self.inverse_rms(mean_sq, n.eps)]), weight],
+                        n.name), t
+        outputs = [g.name(n.name), "", "", g.name("residual")]
+        g.op("SkipSimplifiedLayerNormalization", [t, pending, weight], outputs=outputs,
+             domain=MS_DOMAIN, epsilon=n.eps)
+        return outputs[0], outputs[3]
+
+    def ffn(self, x: str, b: kb.FFNBlock) -> str:
+        """SwiGLU: SiLU(x@linear1) * (x@gate), then linear2."""
+        silu = self.act(self.matmul(x, b.linear1, "ffn_up"), kb.Act(b.name, "ACTIVATION_SILU"))
+        hidden = self.g.op("Mul", [silu, self.matmul(x, b.gate, "ffn_gate")])
+        return self.matmul(hidden, b.linear2, "ffn_down")
+
+    def attention(self, x: str, b: kb.AttentionBlock) -> str:
+        """Self-attention over on-board keys (§4.2): RoPE on Q and K, KV heads repeated for
+        grouped queries (query head h reads KV head h div rep), then onnxruntime's
+        MultiHeadAttention, off-board keys masked (mask_columns)."""
+        g = self.g
+        heads, kv, qd, vd = b.num_heads, b.num_kv_heads, b.q_head_dim, b.v_head_dim
+        q, k, v = (self.matmul(x, m, "attention_" + part) for m, part in
+                   ((b.q_proj, "q"), (b.k_proj, "k"), (b.v_proj, "v")))
         if b.rope is not None:
-            q, k = self.apply_rope(q, k, b, group)
-        if group is not None:
-            k = g.op("Gather", [k, group], axis=1)
-            v = g.op("Gather", [v, group], axis=1)
-        scores = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
-        scale = np.float32(1.0) / np.sqrt(np.float32(b.q_head_dim))  # qHeadDim, as KataGo
-        scores = g.op("Mul", [scores, g.const(scale)])
-        scores = g.op("Add", [scores, self.seq["key_bias"]])
-        out = g.op("MatMul", [g.op("Softmax", [scores], axis=-1), v])  # [N,heads,S,vd]
-        out = g.op("Transpose", [out], perm=[0, 2, 1, 3])
-        out = g.op("Reshape", [out, g.const(np.array([0, 0, -1], np.int64))])
-        return self.matmul(out, b.out_proj)
+            q_cos, q_sin, k_cos, k_sin = self.seq["rope"][id(b)]
+            q = self.rotate(q, heads, qd, q_cos, q_sin)
+            k = self.rotate(k, kv, qd, k_cos, k_sin)
+        if kv != heads:
+            group = np.arange(heads) // (heads // kv)
+            k, v = self.repeat_heads(k, kv, qd, group), self.repeat_heads(v, kv, vd, group)
+        ones, key_bias = self.mask_columns(heads)
+        q, k = self.with_column(q, heads, qd, ones), self.with_column(k, heads, qd, key_bias)
+        scale = np.float32(1.0) / np.sqrt(np.float32(qd))  # qHeadDim, as KataGo
+        out = g.op("MultiHeadAttention", [q, k, v], b.name + "_mha", domain=MS_DOMAIN,
+                   num_heads=heads, scale=float(scale))
+        return self.matmul(out, b.out_proj, "attention_out")
 
-    def qkv(self, x: str, b: kb.AttentionBlock) -> list[str]:
-        """Q, K, V [N,heads,S,dim] from one MatMul. With RoPE, each head's Q and K channels
-        come even ones first, then odd ones: the dot products do not change, and the pairs
-        become two contiguous halves."""
+    def mask_columns(self, heads: int) -> tuple[str, str]:
+        """Ones and the key bias as [N,S,heads,1]: appended to every head of Q and of K, the
+        logits become q.k + 1*bias, exactly q.k for a key on the board and -OFF_BOARD_KEY
+        off it. onnxruntime's own key mask costs more: it copies an S*S mask per head."""
         g = self.g
-        wq, wk = b.q_proj.w, b.k_proj.w
-        if b.rope is not None:
-            wq, wk = deinterleave(wq, b.q_head_dim), deinterleave(wk, b.q_head_dim)
-        sizes = [wq.shape[1], wk.shape[1], b.v_proj.w.shape[1]]
-        w = g.const(np.concatenate([wq, wk, b.v_proj.w], axis=1), b.name + "_qkv")
-        parts = [g.name(part) for part in "qkv"]
-        g.op("Split", [g.op("MatMul", [x, w]), g.const(np.array(sizes, np.int64))],
-             outputs=parts, axis=2)
-        heads = (b.num_heads, b.num_kv_heads, b.num_kv_heads)
-        dims = (b.q_head_dim, b.q_head_dim, b.v_head_dim)
-        return [self.split_heads(name, n, d) for name, n, d in zip(parts, heads, dims)]
+        columns = self.seq["columns"]
+        if heads not in columns:
+            bias = g.op("Expand", [self.seq["key_bias"],
+                                   g.const(np.array([1, 1, heads, 1], np.int64))])
+            ones = g.op("ConstantOfShape", [g.op("Shape", [bias])],
+                        value=numpy_helper.from_array(np.ones(1, np.float32)))
+            columns[heads] = ones, bias
+        return columns[heads]
 
-    def apply_rope(self, q: str, k: str, b: kb.AttentionBlock, group) -> tuple[str, str]:
-        """Each pair (a, b) of q and k [.., dim] in halves [a.., b..] turned into
-        (a*cos - b*sin, a*sin + b*cos) as x*[cos, cos] + [b, a]*[-sin, sin] (§4.3); with GQA
-        (`group`: KV head of each query head) query heads take their KV head's angles."""
+    def with_column(self, x: str, heads: int, dim: int, column: str) -> str:
+        """x [N,S,heads*dim] with `column` [N,S,heads,1] after each head's channels."""
         g = self.g
-        cos, sin = self.rope_tables(rope_frequencies(b))  # [kv or 1, S, dim]
-        if isinstance(b.rope, kb.RopeFreqs) and group is not None:
-            q_cos, q_sin = (g.op("Gather", [table, group], axis=0) for table in (cos, sin))
-        else:
-            q_cos, q_sin = cos, sin
+        split = g.op("Reshape", [x, g.const(np.array([0, -1, heads, dim], np.int64))])
+        joined = g.op("Concat", [split, column], axis=3)
+        return g.op("Reshape", [joined, g.const(np.array([0, 0, -1], np.int64))])
 
-        def rotate(x, c, s):
-            first, second = g.name("first"), g.name("second")
-            g.op("Split", [x], outputs=[first, second], axis=3)
-            swapped = g.op("Concat", [second, first], axis=3)
-            return g.op("Add", [g.op("Mul", [x, c]), g.op("Mul", [swapped, s])], "rope")
-        return rotate(q, q_cos, q_sin), rotate(k, cos, sin)
-
-    def rope_tables(self, freqs: np.ndarray) -> tuple[str, str]:
-        """[cos, cos] and [-sin, sin] [heads, S, 2P] of the angles x*fx + y*fy [heads, S, P]."""
+    def rotate(self, x: str, heads: int, dim: int, cos: str, sin: str) -> str:
+        """RoPE on x [N,S,heads*dim] with caches [S*heads, dim/2]: onnxruntime's
+        RotaryEmbedding on the heads laid out as one sequence, pairs interleaved as KataGo's."""
         g = self.g
-        fx, fy = (g.const(np.ascontiguousarray(freqs[:, None, :, i])) for i in (0, 1))
-        xs, ys = (g.op("Reshape", [self.seq[c], g.const(np.array([1, -1, 1], np.int64))])
-                  for c in ("x", "y"))
-        angle = g.op("Add", [g.op("Mul", [xs, fx]), g.op("Mul", [ys, fy])])
-        cos, sin = g.op("Cos", [angle]), g.op("Sin", [angle])
-        return (g.op("Concat", [cos, cos], "rope_cos", axis=2),
-                g.op("Concat", [g.op("Neg", [sin]), sin], "rope_sin", axis=2))
+        rows = g.op("Reshape", [x, g.const(np.array([0, -1, dim], np.int64))])
+        turned = g.op("RotaryEmbedding", [rows, self.seq["first_position"], cos, sin], "rope",
+                      domain=MS_DOMAIN, interleaved=1)
+        return g.op("Reshape", [turned, g.const(np.array([0, -1, heads * dim], np.int64))])
+
+    def repeat_heads(self, x: str, kv: int, dim: int, group: np.ndarray) -> str:
+        """[N,S,kv*dim] -> [N,S,heads*dim], head h a copy of KV head group[h]."""
+        g = self.g
+        split = g.op("Reshape", [x, g.const(np.array([0, 0, kv, dim], np.int64))])
+        picked = g.op("Gather", [split, g.const(group.astype(np.int64), "kv_group")], axis=2)
+        return g.op("Reshape", [picked, g.const(np.array([0, 0, -1], np.int64))])
 
     def policy(self, trunk: str, h: kb.PolicyHead) -> str:
         """Returns policy logits [N, P, H*W+1] with pass last."""
@@ -370,11 +445,24 @@ class _Builder:
         return value, score, own
 
 
-def deinterleave(w: np.ndarray, head_dim: int) -> np.ndarray:
-    """Projection columns reordered within each head: channels 0, 2, 4, .. then 1, 3, 5, .."""
-    heads = w.shape[1] // head_dim
-    order = np.concatenate([np.arange(0, head_dim, 2), np.arange(1, head_dim, 2)])
-    return np.ascontiguousarray(w[:, (np.arange(heads)[:, None] * head_dim + order).ravel()])
+def on_sequence(block) -> bool:
+    """Whether a block works position by position but for attention, so on a sequence view:
+    transformer blocks, and nested blocks of them between 1x1 convolutions."""
+    if isinstance(block, kb.TRANSFORMER_BLOCKS):
+        return True
+    return (isinstance(block, kb.NestedBlock) and block.pre_conv.w.shape[:2] == (1, 1)
+            and block.post_conv.w.shape[:2] == (1, 1) and all(map(on_sequence, block.blocks)))
+
+
+def attention_blocks(blocks) -> list[kb.AttentionBlock]:
+    """The attention blocks among `blocks` and inside their nested blocks, in order."""
+    found = []
+    for b in blocks:
+        if isinstance(b, kb.NestedBlock):
+            found += attention_blocks(b.blocks)
+        elif isinstance(b, kb.AttentionBlock):
+            found.append(b)
+    return found
 
 
 def rope_frequencies(b: kb.AttentionBlock) -> np.ndarray:
@@ -429,7 +517,8 @@ def build_onnx(model: kb.KataModel) -> onnx.ModelProto:
         helper.make_tensor_value_info("global", TensorProto.FLOAT, ["N", model.num_global]),
     ]
     graph = helper.make_graph(g.nodes, model.name, inputs, outputs, g.inits)
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET),
+                                             helper.make_opsetid(MS_DOMAIN, 1)],
                               producer_name="dosaku")
     proto.ir_version = IR_VERSION
     helper.set_model_props(proto, metadata(model))

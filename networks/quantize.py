@@ -12,10 +12,9 @@ and 19x19, under random symmetries.
 The engine quantizes a network it plays once and caches the copy (networks/cache.py); the nets
 Dosaku ships come with their int8 copies made by this module (weights/README.md).
 
-Nets with attention (KataGo's transformer nets) are refused: their matrix products carry most of
-their work, and with only their convolutions in int8 b10c384h6nbttflrs ran 5% faster but its
-white win rate on the 9x9 reference positions moved by 0.03 on average and up to 0.14, where its
-own symmetries differ by 0.005 and 0.05 (with the matrix products too: 1.7x, 0.05 and 0.25).
+Transformer nets (KataGo's b10c384h6nbttflrs) take a recipe of their own, networks/int8_transformer:
+their convolutions carry little of the work, and int8 moved their outputs far more than this
+recipe's does b6c96's. Its calibration is shorter: one 9x9 game and the opening of a 19x19 one.
 """
 
 from __future__ import annotations
@@ -35,25 +34,29 @@ from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
 from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
 from engine.positions import batch_row_from_game
+from networks import int8_transformer
 from networks.cache import Model, onnx_for
 
 RECIPE = "int8-trunk-v2"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32 (names from networks/katago_convert.py)
 FLOAT_LAYERS = ("p1_", "p2_", "g1_", "v1_", "vownership")
 CALIBRATION = ((9, 7.0, 4), (19, 7.5, 1))  # (board size, komi, self-play games)
+TRANSFORMER_CALIBRATION = ((9, 7.0, 1, 100), (19, 7.5, 1, 40))  # ... and most moves a game
 TEMPERATURE = 0.5  # of the move sampling: plausible games, yet not all alike
 
 
 def self_play_inputs(model: OnnxModel, size: int, komi: float, games: int,
-                     rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
-    """Network inputs of every position of `games` games the net plays against itself, each
-    move drawn from its raw policy at TEMPERATURE; one random symmetry per position."""
+                     rng: np.random.Generator,
+                     max_moves: int | None = None) -> list[dict[str, np.ndarray]]:
+    """Network inputs of every position of `games` games the net plays against itself (up to
+    `max_moves` moves each), each move drawn from its raw policy at TEMPERATURE; one random
+    symmetry per position."""
     evaluator = OnnxEvaluator(model, seed=int(rng.integers(1 << 31)))
     feeds = []
     for _ in range(games):
         game = GameState(size, size, komi)
         passes = 0
-        while passes < 2 and len(game.moves) < 2 * size * size:
+        while passes < 2 and len(game.moves) < (max_moves or 2 * size * size):
             batch = PositionBatch(1, size, size, komi, game.rules)
             batch_row_from_game(batch, 0, game)
             batch.count = 1
@@ -74,17 +77,25 @@ def load_graph(src: Model) -> onnx.ModelProto:
     return onnx.load_from_string(src) if isinstance(src, bytes) else onnx.load(str(src))
 
 
+def recipe(graph: onnx.ModelProto) -> str:
+    """The name of the recipe that suits the net (part of its int8 copy's cache name)."""
+    return int8_transformer.RECIPE if int8_transformer.suits(graph) else RECIPE
+
+
 def unsupported(graph: onnx.ModelProto) -> str | None:
-    """Why this recipe does not suit the net, or None (see the module docstring)."""
-    if any(node.op_type == "Softmax" for node in graph.graph.node):
-        return "nets with attention (transformer nets) are not quantized: int8 costs them " \
-               "far more accuracy than their own symmetry noise"
+    """Why no recipe suits the net, or None: attention whose matrix products
+    networks/katago_convert did not name (the convolution recipe would cost far more accuracy
+    than the net's own symmetry noise)."""
+    attention = any(n.op_type in ("Softmax", "MultiHeadAttention") for n in graph.graph.node)
+    if attention and not int8_transformer.suits(graph):
+        return "nets with attention not converted by this engine are not quantized"
     return None
 
 
 def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
     """Write the int8 version of the float32 model `src` (a file or a serialized model) to
-    `dst` (see the module docstring); ValueError for a net the recipe does not suit."""
+    `dst` by the recipe that suits it (see the module docstring); ValueError for a net no
+    recipe suits."""
     src = src if isinstance(src, bytes) else Path(src)
     graph = load_graph(src)
     reason = unsupported(graph)
@@ -92,6 +103,12 @@ def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
         raise ValueError(reason)
     rng = np.random.default_rng(seed)
     model = OnnxModel(src, threads=2)
+    if int8_transformer.suits(graph):
+        feeds = [f for size, komi, games, moves in TRANSFORMER_CALIBRATION
+                 for f in self_play_inputs(model, size, komi, games, rng, moves)]
+        int8_transformer.quantize_products(graph, feeds)
+        onnx.save(graph, str(dst))
+        return Path(dst)
     feeds = [f for size, komi, games in CALIBRATION
              for f in self_play_inputs(model, size, komi, games, rng)]
     for node in graph.graph.node:  # quantization excludes nodes by name; name them by output

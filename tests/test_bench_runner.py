@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import bench.nn
 import bench.startup
 from bench.__main__ import main as bench_main
 from bench.runner import Skip, fmt, run_all
@@ -144,3 +145,9 @@ def test_cold_start_launches_with_empty_caches(monkeypatch):
     cache = Path(seen[0]["NUMBA_CACHE_DIR"])
     assert cache.parent == Path(seen[0]["HOME"]) and not cache.parent.exists()  # removed after
     assert os.environ["NUMBA_CACHE_DIR"] == "/somewhere/warm"
+
+
+def test_transformer_bench_skips_without_shared(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench.nn, "B10_MODEL", tmp_path / "absent.bin.gz")
+    with pytest.raises(Skip, match=r"\.\./shared is missing"):
+        bench.nn.measure_transformer(True)

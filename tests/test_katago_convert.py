@@ -6,6 +6,7 @@ with tiny synthetic models written by this test in KataGo's file format (binary 
 """
 
 import gzip
+from collections import Counter
 import re
 
 import numpy as np
@@ -497,6 +498,24 @@ def test_synthetic_transformer_nets_convert_and_match_reference(name, tmp_path):
         assert model.trunk.tip_norm.spatial == (tip == "spatial")
     assert attention_blocks(model)
     check_onnx_against_reference(model, path, tmp_path, seed=len(name))
+
+
+def test_transformer_blocks_run_in_onnxruntime_fused_ops():
+    """The converted graph relies on onnxruntime's own operators (MultiHeadAttention,
+    RotaryEmbedding, SkipSimplifiedLayerNormalization) of the release setup.cfg pins, whose
+    CPU provider runs them (the reference tests above check their numbers); the trunk's two
+    nested blocks of transformer blocks share one sequence view (a Transpose there and one
+    back); every transformer matrix product named by its role."""
+    model = kb.parse(transformer_writer("real-in-miniature").encode(binary=True), binary=True)
+    graph = kc.build_onnx(model).graph
+    ops = Counter(node.op_type for node in graph.node)
+    attention = len(attention_blocks(model))
+    assert ort.__version__.startswith("1.32.")
+    assert ops["MultiHeadAttention"] == attention and ops["RotaryEmbedding"] == 2 * attention
+    assert ops["SkipSimplifiedLayerNormalization"] >= attention
+    assert ops["Softmax"] == 0 and ops["Transpose"] == 2
+    roles = Counter(node.name.partition(":")[0] for node in graph.node if ":" in node.name)
+    assert set(roles) == set(kc.ROLES) and roles["attention_out"] == attention
 
 
 def test_synthetic_attention_headers_are_read():

@@ -14,7 +14,7 @@ import pytest
 
 import weights
 from engine.onnx_evaluator import OnnxModel
-from networks import cache, quantize
+from networks import cache, int8_transformer, quantize
 from networks.loading import load_network
 from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer
 
@@ -53,7 +53,8 @@ def outputs(model: OnnxModel) -> dict:
 def is_int8(model: OnnxModel) -> bool:
     graph = onnx.load_from_string(model.source) if isinstance(model.source, bytes) \
         else onnx.load(str(model.source))
-    return any(node.op_type == "QuantizeLinear" for node in graph.graph.node)
+    return any(node.op_type in ("QuantizeLinear", "DynamicQuantizeMatMul")
+               for node in graph.graph.node)
 
 
 def unwritable_cache(tmp_path, monkeypatch):
@@ -155,14 +156,38 @@ def float32_with_one_line(float_net, capfd, why: str):
     return played
 
 
-def test_a_transformer_net_plays_float32_without_calibrating(tmp_path, monkeypatch, capfd):
+@pytest.mark.parametrize("structure", ["real-in-miniature", "gqa-fixed-rope"])
+def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, monkeypatch):
+    """A KataGo transformer net converted here gets an int8 copy in the cache by the
+    transformer recipe, whose outputs stay near the float net's; with grouped KV heads the
+    smoothing of the attention output cannot be folded into V's weights and is a Mul."""
+    path = tmp_path / "tf.bin.gz"
+    path.write_bytes(gzip.compress(transformer_writer(structure).encode(binary=True)))
+    monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
+    played, original = load_network(path, int8=True)
+    assert original is not None and is_int8(played)
+    assert played.source.stem.startswith(cache.Path(original).stem)
+    assert int8_transformer.RECIPE in played.source.name
+    ours, theirs = outputs(played), outputs(OnnxModel(original))
+    for key in ("value", "score", "policy"):
+        np.testing.assert_allclose(ours[key], theirs[key], atol=0.05 * np.abs(theirs[key]).max())
+    smoothed = [n for n in onnx.load(str(played.source)).graph.node
+                if n.output[0].endswith("_smoothed")]
+    assert len(smoothed) == (structure == "gqa-fixed-rope")  # its one attention block
+
+
+def test_attention_the_converter_did_not_name_plays_float32(tmp_path, monkeypatch, capfd):
     path = tmp_path / "tf.bin.gz"
     path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    graph = onnx.load(str(cache.onnx_for(path)))
+    for node in graph.graph.node:
+        node.name = ""
+    unnamed = tmp_path / "unnamed.onnx"
+    onnx.save(graph, str(unnamed))
     monkeypatch.setattr(quantize, "self_play_inputs", lambda *_: pytest.fail("calibrated"))
-    converted = cache.onnx_for(path)
-    float32_with_one_line(converted, capfd, "nets with attention (transformer nets)")
+    float32_with_one_line(unnamed, capfd, "nets with attention not converted by this engine")
     with pytest.raises(ValueError, match="not quantized"):
-        quantize.quantize(converted, tmp_path / "int8.onnx")
+        quantize.quantize(unnamed, tmp_path / "int8.onnx")
     assert not (tmp_path / "int8.onnx").exists()
 
 

@@ -1,13 +1,18 @@
-"""networks/quantize: the int8 network keeps float heads and stays within the float net's own
-symmetry noise of KataGo's reference outputs (../shared/reference)."""
+"""networks/quantize: the int8 networks, b6c96's (float heads) and the transformer net's (its
+feed-forward and attention-output products), stay within the float net's own symmetry noise of
+KataGo's reference outputs (../shared/reference)."""
+
+from collections import Counter
 
 import numpy as np
 import onnx
 import pytest
 
 from engine import onnx_evaluator as oe
-from tests.test_katago_reference import raw_nn, replay
+from engine.raw_nn import RawNN, raw_nn_batch
+from networks import int8_transformer
 from networks import quantize as q
+from tests.test_katago_reference import raw_nn, replay
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +46,63 @@ def test_int8_outputs_stay_within_the_symmetry_noise_of_the_float_net(int8_onnx,
     assert len(ninebynine) >= 10
     assert np.mean(err_int8) <= np.mean(err_sym)
     assert np.max(err_int8) <= max(np.max(err_sym), 0.05)
+
+
+# ---------------------------------------------------------------- transformer nets
+
+@pytest.fixture(scope="module")
+def b10_int8(b10_onnx, tmp_path_factory):
+    """The transformer net quantized by its recipe, calibration as the engine runs it."""
+    return q.quantize(b10_onnx, tmp_path_factory.mktemp("int8") / "b10-int8.onnx")
+
+
+def test_transformer_recipe_quantizes_ffn_up_and_attention_out_only(b10_onnx, b10_int8):
+    assert q.recipe(onnx.load(str(b10_onnx))) == int8_transformer.RECIPE
+    graph = onnx.load(str(b10_int8)).graph
+    quantized = Counter(int8_transformer.role(n) for n in graph.node
+                        if n.op_type == "DynamicQuantizeMatMul")
+    assert quantized == {"ffn_up": 20, "ffn_gate": 20, "attention_out": 20}
+    float_roles = Counter(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
+    assert float_roles["attention_q"] == float_roles["ffn_down"] == 20
+    assert not any(n.op_type == "Mul" and n.output[0].endswith("_smoothed") for n in graph.node)
+
+
+def errors(outputs: dict[str, RawNN], reference: dict) -> dict[str, np.ndarray]:
+    """Per position: |error| of the white win rate and of the lead, and the largest
+    |error| of a policy probability, against KataGo's reference."""
+    ids = sorted(outputs)
+    ref = [reference[i]["raw_nn"] for i in ids]
+    policy = [np.array([[np.nan if v is None else v for v in row] for row in r["policy"]])
+              for r in ref]
+    return {"win": np.array([abs(outputs[i].white_win - r["whiteWin"]) for i, r in zip(ids, ref)]),
+            "lead": np.array([abs(outputs[i].white_lead - r["whiteLead"])
+                              for i, r in zip(ids, ref)]),
+            "policy": np.array([np.nanmax(np.abs(outputs[i].policy - p))
+                                for i, p in zip(ids, policy)])}
+
+
+def raw_nn_all(model, reference: dict, symmetry: int) -> dict[str, RawNN]:
+    by_size = {}
+    for pos_id, pos in reference.items():
+        by_size.setdefault(pos["board_size"], []).append(pos_id)
+    out = {}
+    for ids in by_size.values():
+        games = [replay(reference[i]) for i in ids]
+        out.update(zip(ids, raw_nn_batch(model, games, symmetry)))
+    return out
+
+
+def test_transformer_int8_stays_within_the_symmetry_noise_of_the_float_net(
+        b10_int8, b10_model, katago_b10_reference):
+    """On the 48 reference positions, batched by board size as the engine batches: the int8
+    net's errors against KataGo's outputs, on average, are no larger than those of the float
+    net under symmetries 1..7 (which match KataGo's to 1e-5 under symmetry 0), for the win
+    rate, the lead and the policy; the largest win-rate error too (or 0.05)."""
+    int8 = errors(raw_nn_all(oe.OnnxModel(b10_int8, threads=2), katago_b10_reference, 0),
+                  katago_b10_reference)
+    noise = [errors(raw_nn_all(b10_model, katago_b10_reference, s), katago_b10_reference)
+             for s in range(1, 8)]
+    noise = {k: np.concatenate([n[k] for n in noise]) for k in int8}
+    for key in int8:
+        assert np.mean(int8[key]) <= np.mean(noise[key]), key
+    assert np.max(int8["win"]) <= max(np.max(noise["win"]), 0.05)

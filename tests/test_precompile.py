@@ -51,10 +51,40 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
     assert "search.select_batch" not in stored  # the engine's own share
 
 
-@pytest.mark.parametrize("kind", [None, "rollout", "katago-v7"])
-def test_compiling_in_process_runs(kind):
-    precompile.compile_evaluator(kind)
+def kernels_around_a_rollout_genmove():
+    """The numba dispatchers the helper compiles for a rollout engine, by name."""
+    from engine import board, rollout, search, tree
+    return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": search.expand_and_backup,
+            "root_visit_gap": search.root_visit_gap, "copy_subtree": tree.copy_subtree,
+            "find_child": tree.find_child, "play_unchecked": board.play_unchecked,
+            "legal_mask": board.legal_mask}
+
+
+def test_in_process_compiles_the_very_kernels_a_genmove_calls():
+    """What the helper compiles is what the engine then calls: a game of genmoves with reuse
+    adds no new type specialisation to any of those kernels."""
+    from engine.config import EngineConfig, SearchConfig
+    from engine.constants import BLACK, WHITE
+    from engine.engine import Engine
+    precompile.compile_evaluator("rollout")
     precompile.compile_game_and_tree()
+    kernels = kernels_around_a_rollout_genmove()
+    compiled = {name: set(k.signatures) for name, k in kernels.items()}
+    assert all(compiled.values()), compiled
+    engine = Engine(9, 9, 7.5, evaluator=RolloutEvaluator(),
+                    config=EngineConfig(search=SearchConfig(batch_size=8), playouts=64,
+                                        seconds=0))
+    for color in (BLACK, WHITE, BLACK):
+        engine.genmove(color)
+    assert {name: set(k.signatures) for name, k in kernels.items()} == compiled
+
+
+def test_in_process_compiles_a_network_feature_set_it_knows():
+    from engine.features import fill_batch
+    precompile.compile_evaluator("katago-v7")
+    assert fill_batch.signatures
+    with pytest.raises(KeyError):
+        precompile.compile_evaluator("no-such-feature-set")
 
 
 def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path, monkeypatch):

@@ -1,6 +1,8 @@
 """The cold-start helper (engine/precompile.py): when it runs and what it compiles.
 
-The start-up time it buys is measured by bench/startup.py (`--cold`), not here."""
+The start-up time it buys is measured by bench/startup.py (`--cold`), not here. The two tests
+that compile into an empty cache are marked slow; the quick run checks the same kernels and the
+--precompile flag in process, on the run's own cache."""
 
 import os
 import subprocess
@@ -40,6 +42,7 @@ def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
     assert precompile.start_helper("rollout") is None  # warm: no helper
 
 
+@pytest.mark.slow  # a cold compile; the quick run checks the same kernels in process
 def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
     subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
@@ -87,6 +90,28 @@ def test_in_process_compiles_a_network_feature_set_it_knows():
         precompile.compile_evaluator("no-such-feature-set")
 
 
+def test_precompile_flag_builds_the_engine_and_exits_without_serving(monkeypatch, caplog):
+    """`dosaku --precompile` builds the engine its flags describe, says so and returns: it
+    never reads GTP from stdin (the cold cache it fills is the slow test below)."""
+    import io
+    import logging
+
+    import run_engine
+    monkeypatch.setattr("sys.stdin", io.StringIO("name\n"))
+    built = []
+    real_build = run_engine.build_engine
+    monkeypatch.setattr(run_engine, "build_engine",
+                        lambda args, background=False: built.append(args) or
+                        real_build(args, background))
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)  # keep pytest's handlers
+    with caplog.at_level(logging.INFO, logger="dosaku"):
+        run_engine.main(["--precompile", "--boardsize", "9", "--evaluator", "rollout"])
+    assert [(a.boardsize, a.evaluator) for a in built] == [(9, "rollout")]
+    assert any("kernels compiled and cached" in m for m in caplog.messages)
+    assert sys.stdin.read() == "name\n"  # GTP was never served
+
+
+@pytest.mark.slow  # a cold compile of everything the shipped net's genmove needs
 def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path, monkeypatch):
     """`dosaku --precompile` (the one-time step after installing) compiles everything a genmove
     with the shipped net needs: afterwards the cache is warm, and a game's genmoves find every

@@ -1,9 +1,10 @@
 """ONNX policy-value models through onnxruntime (the only module that imports it).
 
-`OnnxModel` runs raw batched inference of a model that follows the contract in architecture.md
-and refuses models whose input feature set the engine cannot encode. The functions below it turn
-raw outputs into probabilities and points as KataGo does (katago-network.md §2.8), all from the
-side to move's view, and undo board symmetries (§3.10). Feature encoding happens before this
+`OnnxModel` runs raw batched inference of a model that follows the contract in
+docs/architecture.md#the-onnx-model-contract and refuses models whose input feature set the
+engine cannot encode. The functions below it turn raw outputs into probabilities and points as
+KataGo does (katago-network.md §2.8), all from the side to move's view, and undo board
+symmetries (§3.10). Feature encoding happens before this
 module (engine/features.py); `to_evaluation` produces the search's `Evaluation`.
 """
 

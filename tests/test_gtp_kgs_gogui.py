@@ -215,7 +215,7 @@ def test_visits_and_pv_find_the_capture():
     assert len(ok(srv, "printsgf").split(";")) == 2 + 20  # nothing was played
 
 
-# ---- pain points of docs/gtp.md (d) ----------------------------------------------------------
+# ---- docs/gtp.md#client-quirks ----------------------------------------------------------------
 def test_time_left_is_clamped_and_a_late_clock_still_moves_fast():
     engine = rollout_engine(playouts=0)
     srv = server(engine)

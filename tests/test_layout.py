@@ -4,7 +4,8 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
 - only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
-- gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
+- gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
+  run_engine (the composition root that imports it);
 - tournament/, which drives other engines, never imports the gtp server or training;
 - networks/ (reading, converting and quantizing network files, and their cache: steps the
   engine takes at start-up) builds on engine/ alone, and never imports torch or ray;
@@ -16,11 +17,15 @@ every package (the packages setup.cfg installs) and of run_engine.py:
   it before GTP answers).
 
 The feature set the engine encodes (name and plane counts) is defined once, in
-engine/features.py; the last test fails if a copy of it reappears elsewhere.
+engine/features.py; a test fails if a copy of it reappears elsewhere.
+
+docs/architecture.md describes the same layout in a table, one row per package with the
+packages it may import; the last tests keep that table and these rules in step.
 """
 
 import ast
 import configparser
+import re
 from pathlib import Path
 
 import pytest
@@ -30,7 +35,7 @@ OURS = {"engine", "gtp", "tournament", "training", "networks", "bench", "weights
         "tests"}
 FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
     "engine": OURS - {"engine"} | {"onnx"},
-    "gtp": {"tournament", "training", "bench", "tests"},
+    "gtp": {"tournament", "training", "bench", "tests", "run_engine"},
     "tournament": {"gtp", "training", "bench", "tests"},
     "networks": OURS - {"networks", "engine", "weights"},
     "training": {"gtp", "bench", "tests"},
@@ -129,3 +134,45 @@ def test_feature_set_is_defined_once():
                 if found:
                     copies[path.relative_to(ROOT).as_posix()] = found
     assert copies == {}
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def documented_layout(text: str) -> list[tuple[str, set[str]]]:
+    """The rows of the table under "## Layout" in architecture.md's text, in order: (package,
+    the packages its last column names in backquotes; "nothing" names none)."""
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = line.strip().strip("|").split("|")
+            rows.append((cells[0].strip().strip("`").rstrip("/"),
+                         set(re.findall(r"`([a-z_]+)`", cells[-1]))))
+    return rows
+
+
+def allowed_imports(owner: str) -> set[str]:
+    """The packages of ours that FORBIDDEN lets `owner` import (tests/ aside)."""
+    return OURS - {owner, "tests"} - FORBIDDEN[owner]
+
+
+def test_layout_reader_sees_the_table():
+    text = ("# A\n\n## Layout\n\n| package | job | may import |\n|---|---|---|\n"
+            "| `engine/` | rules | nothing |\n| `run_engine` | root | `engine`, `gtp` |\n\n"
+            "## Next\n\n| `bench/` | not this table | `engine` |\n")
+    assert documented_layout(text) == [("engine", set()), ("run_engine", {"engine", "gtp"})]
+
+
+def test_architecture_doc_names_every_package_and_what_it_may_import():
+    documented = dict(documented_layout(ARCHITECTURE.read_text()))
+    assert documented == {owner: allowed_imports(owner) for owner in FORBIDDEN}
+
+
+def test_architecture_doc_lists_packages_in_dependency_order():
+    seen, late = set(), {}
+    for owner, allowed in documented_layout(ARCHITECTURE.read_text()):
+        if allowed - seen:
+            late[owner] = sorted(allowed - seen)
+        seen.add(owner)
+    assert late == {}

@@ -25,7 +25,9 @@ from engine.game import GameState, restricted_view
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
-from engine.search import RootStats, Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
+from engine.search_results import RootStats
 from engine.seki import seki_stones
 from engine.timecontrol import Clock, TimeSettings
 

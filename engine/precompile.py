@@ -36,7 +36,7 @@ def cache_is_cold() -> bool:
     """Whether numba's cache lacks the search kernel (its files are named after the function;
     small kernels may be there already: constructing an Engine compiles one)."""
     folder = Path(os.environ.get("NUMBA_CACHE_DIR") or ".")
-    return not any(folder.rglob("search.select_batch-*.nbi"))
+    return not any(folder.rglob("selection.select_batch-*.nbi"))
 
 
 def start_helper(kind: str | None) -> subprocess.Popen | None:
@@ -82,7 +82,8 @@ def compile_game_and_tree() -> None:
     from engine.constants import BLACK
     from engine.coords import point_from_xy
     from engine.evaluator import UniformEvaluator
-    from engine.search import Search, root_visit_gap
+    from engine.search import Search
+    from engine.search_limits import root_visit_gap
     game = _scratch_game()
     Search(UniformEvaluator(), SearchConfig(max_nodes=4, max_edges=400)).compile_backup(game)
     game.play(BLACK, point_from_xy(4, 4, 9))

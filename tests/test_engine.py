@@ -116,7 +116,7 @@ def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
 
 def test_lcb_prefers_the_reliable_move():
     e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
-    from engine.search import RootStats
+    from engine.search_results import RootStats
     stats = RootStats(actions=np.array([0, 1, 2]), visits=np.array([100, 90, 3]),
                       value=np.array([0.1, 0.3, 0.9]), value_sq=np.array([0.05, 0.1, 0.81]),
                       score=np.zeros(3), prior=np.full(3, 1 / 3), root_visits=194,

@@ -14,7 +14,9 @@ from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
 from engine.game import GameState, restricted_view
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
-from engine.search import KIND_EVAL, KIND_EVAL_END, Search, SearchLimits
+from engine.search import Search
+from engine.search_buffers import KIND_EVAL, KIND_EVAL_END
+from engine.search_limits import SearchLimits
 from tests.boards import game_from_diagram, vertex
 
 SMALL = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)

@@ -13,7 +13,8 @@ from engine.config import SearchConfig
 from engine.constants import BLACK
 from engine.evaluator import Evaluation
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 
 CFG = SearchConfig(batch_size=8, max_nodes=50_000, max_edges=1_000_000)
 

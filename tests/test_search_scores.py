@@ -9,7 +9,8 @@ from engine.constants import BLACK
 from engine.coords import point_from_xy
 from engine.engine import Engine
 from engine.evaluator import Evaluation
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from gtp.analysis import Request, format_kata
 from tests.boards import game_from_diagram
 

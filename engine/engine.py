@@ -277,7 +277,7 @@ class Engine:
 
     def _warm_up(self) -> None:
         try:
-            helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
+            helper = precompile.start_helper(self.search.capabilities.precompile_kind)
             if helper is not None:
                 self._tiny_search(UniformEvaluator())
                 precompile.compile_game_and_tree()
@@ -456,17 +456,7 @@ class Engine:
     @property
     def has_network(self) -> bool:
         """Whether the evaluator is, or mixes in, an ONNX network (what kata-raw-nn needs)."""
-        return self._network() is not None
-
-    def _network(self):
-        """The ONNX network evaluator, alone or inside a MixedEvaluator; None without one."""
-        module = sys.modules.get("engine.onnx_evaluator")  # loaded iff such an evaluator exists
-        if module is None:
-            return None
-        for ev in (self.evaluator, getattr(self.evaluator, "net", None)):
-            if isinstance(ev, module.OnnxEvaluator):
-                return ev
-        return None
+        return self.search.capabilities.network
 
     @_after_warm_up
     def raw_nn(self, symmetries: list[int]) -> list:
@@ -474,7 +464,7 @@ class Engine:
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
         from engine.raw_nn import raw_nn
-        model = self._network().raw_model()
+        model = self.evaluator.raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 
     @_after_warm_up

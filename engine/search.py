@@ -7,7 +7,7 @@ node. This module owns the tree and the buffers (engine/search_buffers.py), laun
 while the limits allow (engine/search_limits.py) and reads results through
 engine/search_results.py.
 
-An evaluator that can run several calls at once (`parallel_calls`, e.g. an ONNX
+An evaluator that can run several calls at once (Capabilities.parallel_calls, e.g. an ONNX
 network on one thread per call) gets that many batches in flight, each evaluated on a worker
 thread while this thread selects the next batch and backs up finished ones, oldest first: the
 order of selections and backups does not depend on timing, so a visit-limited search is
@@ -30,7 +30,7 @@ from engine import value_bias as VB
 from engine.backup import expand_and_backup
 from engine.config import FloatParam, IntParam, SearchConfig
 from engine.coords import action_from_point
-from engine.evaluator import PositionBatch
+from engine.evaluator import PositionBatch, capabilities_of
 from engine.positions import batch_row_from_game
 from engine.scores import score_columns
 from engine.search_buffers import OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
@@ -65,15 +65,16 @@ class Search:
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.tree = T.new_tree(config.max_nodes, config.max_edges)
         self._spare = None  # second tree that update_with_move copies into (pages stay warm)
-        self.want_history = bool(getattr(evaluator, "needs_history", True))
-        self.ucb1 = config.ucb1 or not getattr(evaluator, "has_priors", True)
+        self.capabilities = capabilities_of(evaluator)
+        self.want_history = self.capabilities.needs_history
+        self.ucb1 = config.ucb1 or not self.capabilities.has_priors
         self._geometry = None
         self._buf = None  # the first slot's buffers (root and cache arrays are shared)
         self._slots: list[_Slot] = []
         self._ownership = OwnershipMean()  # of the leaves evaluated under the current root
         # batches in flight at once: one per evaluate call the evaluator can run in parallel,
         # each on a worker thread while this one selects the next batch and backs up the last
-        self._parallel = max(1, int(getattr(evaluator, "parallel_calls", 1)))
+        self._parallel = max(1, self.capabilities.parallel_calls)
         self._pool = ThreadPoolExecutor(self._parallel, thread_name_prefix="evaluate") \
             if self._parallel > 1 else None
         self._new_root_state()
@@ -84,7 +85,7 @@ class Search:
             self.tree = T.new_tree(config.max_nodes, config.max_edges)
             self._spare = None
         self.config = config
-        self.ucb1 = config.ucb1 or not getattr(self.evaluator, "has_priors", True)
+        self.ucb1 = config.ucb1 or not self.capabilities.has_priors
         self._geometry = None
         self.reset()
 

@@ -11,7 +11,7 @@ from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
 from engine.engine import RESIGN, Engine
-from engine.evaluator import Evaluation, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
 from engine.game import GameState
 from engine.move_choice import choose_action
 from engine.rollout import RolloutEvaluator
@@ -27,7 +27,7 @@ FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edge
 class LosingEvaluator:
     """Every position is lost for the side to move (so the root side's moves all look bad)."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self, loser=None):
         self.loser = loser

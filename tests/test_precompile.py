@@ -11,20 +11,20 @@ import pytest
 
 from engine import precompile
 from engine.evaluator import UniformEvaluator
+from engine.onnx_evaluator import OnnxEvaluator
 from engine.rollout import RolloutEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class FakeNetwork:
-    class model:
-        feature_set = "katago-v7"
+class FakeModel:
+    feature_set = "katago-v7"
 
 
-def test_kind_of_each_evaluator():
-    assert precompile.evaluator_kind(RolloutEvaluator()) == "rollout"
-    assert precompile.evaluator_kind(FakeNetwork()) == "katago-v7"
-    assert precompile.evaluator_kind(UniformEvaluator()) is None
+def test_each_evaluator_declares_the_kernels_to_precompile():
+    assert RolloutEvaluator().capabilities.precompile_kind == "rollout"
+    assert OnnxEvaluator(FakeModel()).capabilities.precompile_kind == "katago-v7"
+    assert UniformEvaluator().capabilities.precompile_kind is None
 
 
 def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):

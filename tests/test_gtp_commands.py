@@ -9,7 +9,7 @@ from engine import board as B
 from engine.config import EngineConfig, SearchConfig
 from engine.engine import Engine
 from engine.constants import BLACK, WHITE
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.free_handicap import free_handicap_points
 from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
@@ -539,7 +539,7 @@ class KomiRecorder:
     """Uniform policy and a komi-dependent value; records the komi and position of every
     position it is asked to evaluate."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self):
         self.seen = []  # (komi, position hash) per evaluated position

@@ -10,7 +10,7 @@ import pytest
 from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.engine import Engine
-from engine.evaluator import Evaluation, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
 from engine.rules import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
@@ -131,7 +131,7 @@ def test_chat_answers_even_when_the_engine_failed_to_start():
 class FakeNet:
     """Policy proportional to action + 1 on legal actions; ownership +1 on the top row for the
     side to move, -0.5 elsewhere. Records the colour it was asked about."""
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self):
         self.to_move = []

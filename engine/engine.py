@@ -294,6 +294,7 @@ class Engine:
         search = Search(evaluator, small, self.config.seed, self.log)
         search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
         search.principal_variation(int(search.root_stats().actions[0]))
+        search.compile_backup(scratch)
 
     # ---- move generation -------------------------------------------------------------------
     @_after_warm_up

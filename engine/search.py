@@ -32,6 +32,7 @@ from engine.config import FloatParam, IntParam, SearchConfig
 from engine.coords import action_from_point
 from engine.evaluator import PositionBatch, capabilities_of
 from engine.positions import batch_row_from_game
+from engine.recenter import recenter_utilities
 from engine.scores import score_columns
 from engine.search_buffers import OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
 from engine.search_limits import SearchLimits, leaves_wanted, should_stop
@@ -70,6 +71,7 @@ class Search:
         self.ucb1 = config.ucb1 or not self.capabilities.has_priors
         self._geometry = None
         self._buf = None  # the first slot's buffers (root and cache arrays are shared)
+        self._sums_center = 0.0  # the score centre the tree's utility sums are counted around
         self._slots: list[_Slot] = []
         self._ownership = OwnershipMean()  # of the leaves evaluated under the current root
         # batches in flight at once: one per evaluate call the evaluator can run in parallel,
@@ -243,7 +245,7 @@ class Search:
         for slot in self._slots:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
-        self._set_score_center(fp)
+        centred = self._set_score_center(fp)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
@@ -283,8 +285,8 @@ class Search:
                 self._back_up(slot, fp, ip, color)
                 step = time.monotonic() - slot.launched
                 in_flight -= slot.leaves
-                if playouts == 0:
-                    self._set_score_center(fp)
+                if not centred:  # a fresh root: centre on its first evaluation
+                    centred = self._set_score_center(fp)
                 playouts += slot.leaves
                 free.append(slot)
                 if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
@@ -332,13 +334,16 @@ class Search:
         return np.array(fp, np.float64), np.array(ip, np.int64)
 
     def compile_backup(self, game) -> None:
-        """Compile expand_and_backup by backing up no leaves (nothing changes): how the
-        cold-start helper (engine/precompile.py) stores it while the engine compiles the
-        selection."""
+        """Compile expand_and_backup and recenter_utilities: no leaves backed up, sums
+        counted again around a centre of 0. How the cold-start helper (engine/precompile.py)
+        stores them while the engine compiles the selection, and how the warm-up reaches the
+        re-centring that a first search never needs."""
         self._ensure_root(game, game.to_move)
+        self._sums_center = 0.0
         fp, ip = self._kernel_params(game, 0.0)
         expand_and_backup(fp, ip, 0, self._dummy_policy, self._dummy_value, self._dummy_score,
                           *self.tree, *self._buf)
+        recenter_utilities(fp, *self.tree, *self._buf)
 
     def _launch(self, slot: "_Slot", now: float) -> None:
         """Start evaluating the slot's batch rows: on a worker thread when batches run in
@@ -371,13 +376,19 @@ class Search:
                 self._ownership.add(ev.ownership, b.to_move[:b.count], color)
         expand_and_backup(fp, ip, slot.leaves, policy, value, score, *self.tree, *slot.buf)
 
-    def _set_score_center(self, fp) -> None:
+    def _set_score_center(self, fp) -> bool:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side
-        to move (KataGo's recentScoreCenter), 0 before the root has been evaluated."""
+        to move (KataGo's recentScoreCenter), 0 before the root has been evaluated; the visits
+        the tree holds are counted around it from then on (engine/recenter.py). Returns whether
+        the root had visits."""
         t = self.tree
         visits = int(t.node_visits[self.root])
         expected = -float(t.node_score_sum[self.root]) / visits if visits else 0.0
-        fp[FloatParam.score_center] = 0.8 * expected
+        center = fp[FloatParam.score_center] = 0.8 * expected
+        if visits and center != self._sums_center:
+            recenter_utilities(fp, *t, *self._buf)
+        self._sums_center = center
+        return visits > 0
 
     # ---- results ---------------------------------------------------------------------------
     def ownership(self) -> np.ndarray | None:

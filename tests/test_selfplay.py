@@ -19,8 +19,8 @@ from engine.positions import batch_row_from_game
 from engine.rules import PRESETS
 from reference_rules import RefGame
 from training.chunks import load_chunks, read_manifest
-from training.selfplay import (GameSpec, Players, SelfPlaySettings, games_in, generate, main,
-                               play_game)
+from training.selfplay import games_in, generate, main
+from training.selfplay_game import GameSpec, Players, SelfPlaySettings, play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 NET = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"

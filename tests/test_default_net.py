@@ -231,8 +231,9 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    modules = run([python, "-c", "import run_engine, weights, engine, gtp, networks, numba\n"
-                   "for m in (run_engine, weights, engine, gtp, networks, numba): "
+    modules = run([python, "-c", "import run_engine, launch, weights, engine, gtp, networks\n"
+                   "import numba\n"
+                   "for m in (run_engine, launch, weights, engine, gtp, networks, numba): "
                    "print(m.__file__)"], elsewhere).split()
     assert all(Path(f).is_relative_to(site) for f in modules), modules
     absent = run([python, "-c", "import importlib.util as u\n"

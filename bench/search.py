@@ -16,7 +16,8 @@ from engine.config import SearchConfig
 from engine.evaluator import PositionBatch, UniformEvaluator
 from engine.game import GameState
 from engine.rollout import RolloutEvaluator
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 
 
 def search_rate(evaluator, size: int, visits: int, batch: int,

@@ -4,7 +4,8 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
 - only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
-- gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
+- gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
+  run_engine (the composition root that imports it);
 - tournament/, which drives other engines, never imports the gtp server or training;
 - nothing imports run_engine, the composition root (the benchmarks run it as a program);
 - networks/ (reading, converting and quantizing network files, and their cache: steps the
@@ -20,7 +21,10 @@ every package (the packages setup.cfg installs) and of run_engine.py:
   it before GTP answers).
 
 The feature set the engine encodes (name and plane counts) is defined once, in
-engine/features.py; the last test fails if a copy of it reappears elsewhere.
+engine/features.py; a test fails if a copy of it reappears elsewhere.
+
+docs/architecture.md describes the same layout in a table, one row per package with the
+packages it may import; the last tests keep that table and these rules in step.
 
 No module imports itself through others: the import graph of all these files, imports inside
 functions included, has no cycle.
@@ -28,6 +32,7 @@ functions included, has no cycle.
 
 import ast
 import configparser
+import re
 from pathlib import Path
 
 import pytest
@@ -211,3 +216,45 @@ def test_cycle_finder_sees_lazy_and_relative_imports(tmp_path):
 def test_no_import_cycles():
     files = [path for group in checked_files().values() for path in group]
     assert import_cycles(import_graph(files)) == []
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def documented_layout(text: str) -> list[tuple[str, set[str]]]:
+    """The rows of the table under "## Layout" in architecture.md's text, in order: (package,
+    the packages its last column names in backquotes; "nothing" names none)."""
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = line.strip().strip("|").split("|")
+            rows.append((cells[0].strip().strip("`").rstrip("/"),
+                         set(re.findall(r"`([a-z_]+)`", cells[-1]))))
+    return rows
+
+
+def allowed_imports(owner: str) -> set[str]:
+    """The packages of ours that FORBIDDEN lets `owner` import (tests/ aside)."""
+    return OURS - {owner, "tests"} - FORBIDDEN[owner]
+
+
+def test_layout_reader_sees_the_table():
+    text = ("# A\n\n## Layout\n\n| package | job | may import |\n|---|---|---|\n"
+            "| `engine/` | rules | nothing |\n| `run_engine` | root | `engine`, `gtp` |\n\n"
+            "## Next\n\n| `bench/` | not this table | `engine` |\n")
+    assert documented_layout(text) == [("engine", set()), ("run_engine", {"engine", "gtp"})]
+
+
+def test_architecture_doc_names_every_package_and_what_it_may_import():
+    documented = dict(documented_layout(ARCHITECTURE.read_text()))
+    assert documented == {owner: allowed_imports(owner) for owner in FORBIDDEN}
+
+
+def test_architecture_doc_lists_packages_in_dependency_order():
+    seen, late = set(), {}
+    for owner, allowed in documented_layout(ARCHITECTURE.read_text()):
+        if allowed - seen:
+            late[owner] = sorted(allowed - seen)
+        seen.add(owner)
+    assert late == {}

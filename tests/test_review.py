@@ -14,7 +14,7 @@ from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import point_from_sgfmill
 from engine.engine import Engine
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.game import GameState
 from engine.rules import PRESETS
 from tournament import review
@@ -32,7 +32,7 @@ TEMPO = 0.5  # the fake evaluator's bonus for having the move
 class TempoEvaluator:
     """value = tanh(0.3 * (own stones - opponent stones) + TEMPO) for the side to move: every
     move costs its mover a little, a pass more, a capture less. Uniform policy."""
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def evaluate(self, batch):
         n = batch.count

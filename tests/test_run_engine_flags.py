@@ -174,10 +174,10 @@ def test_threads_are_evaluations_in_flight_of_one_thread_each(b6c96_file):
     from engine.onnx_evaluator import OnnxEvaluator
     ev = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
                                                             "--threads", "3"]))
-    assert isinstance(ev, OnnxEvaluator) and ev.parallel_calls == 3
+    assert isinstance(ev, OnnxEvaluator) and ev.capabilities.parallel_calls == 3
     assert ev.model.session.get_session_options().intra_op_num_threads == 1
     # the playout mix is evaluated one call at a time, on --threads network threads
     mixed = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
                                                                "--rollout-mix", "0.5"]))
-    assert getattr(mixed, "parallel_calls", 1) == 1
+    assert mixed.capabilities.parallel_calls == 1
     assert mixed.net.model.session.get_session_options().intra_op_num_threads == 2

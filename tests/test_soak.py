@@ -1,6 +1,6 @@
 """tournament.soak: a short soak of Dosaku against GNU Go level 10 under a byo-yomi clock sent as
-kgs-time_settings / time_left (the long runs and their figures are in the README), and the
-summary arithmetic on hand-made records."""
+kgs-time_settings / time_left (the long runs and their figures are in docs/reliability.md), and
+the summary arithmetic on hand-made records."""
 
 import json
 import os

@@ -9,7 +9,8 @@ from engine.constants import BLACK
 from engine.coords import point_from_action
 from engine.evaluator import UniformEvaluator
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
 
 

@@ -43,7 +43,7 @@ from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_res
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator, area_owner
 from engine.rules import rules_by_name
-from engine.search import SearchLimits
+from engine.search_limits import SearchLimits
 from training.chunks import TEACHER_KEYS, Rows, pack_spatial
 
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands

@@ -76,7 +76,8 @@ def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
     from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from networks.cache import int8_for, onnx_for
+    from networks.cache import onnx_for
+    from networks.int8_copy import int8_for
     figures = {}
     float_model = onnx_for(B6C96_MODEL)
     for name, path in (("b6c96", float_model), ("b6c96 int8", int8_for(float_model))):

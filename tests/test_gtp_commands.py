@@ -219,7 +219,7 @@ def test_genmove_plays_a_legal_move_and_reg_genmove_does_not(srv):
     assert fail(srv, "genmove") == "syntax error"
 
 
-def test_malformed_colour_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
+def test_malformed_color_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
     """GTP v2: malformed arguments answer `syntax error`; `illegal move` only for a
     well-formed move the rules forbid."""
     srv.handle_line("play b e5")

@@ -148,7 +148,7 @@ class FakeNet:
         return Evaluation(policy, zeros, zeros.copy(), own)
 
 
-def test_policy_board_layout_and_colour():
+def test_policy_board_layout_and_color():
     net = FakeNet()
     srv = server(Engine(5, 5, 7.5, evaluator=net, config=EngineConfig(playouts=8, seconds=0)))
     ok(srv, "play b a5")  # top-left corner: action 0

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def record(game, black, white, winner_engine, reason, spare=None):
-    colour = "B" if winner_engine == black else "W"
+    color = "B" if winner_engine == black else "W"
     return {"game": game, "black": black, "white": white, "winner_engine": winner_engine,
-            "winner": colour if winner_engine else None, "reason": reason,
+            "winner": color if winner_engine else None, "reason": reason,
             "time_spare": spare or {}}
 
 

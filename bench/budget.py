@@ -1,4 +1,4 @@
-"""The search with the b6c96 net at an equal budget, configured by run_engine's default flags.
+"""The search with the b6c96 net at an equal budget, configured by dosaku's default flags.
 
     PYTHONPATH=. python bench/budget.py [--quick]
 
@@ -25,19 +25,19 @@ KOMI = {9: 7.0, 19: 7.5}  # as in the matches against KataGo
 
 
 def _flags(size: int, *extra: str):
-    """run_engine's parsed flags for the net on a size x size board (defaults otherwise)."""
+    """dosaku's parsed flags for the net on a size x size board (defaults otherwise)."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    import run_engine
-    return run_engine.parse_flags(["--model", str(B6C96_MODEL), "--boardsize", str(size),
+    from launch.flags import parse_flags
+    return parse_flags(["--model", str(B6C96_MODEL), "--boardsize", str(size),
                                    "--komi", str(KOMI[size]), *extra])
 
 
 def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[float, float]:
     """(new visits per second of genmove, genmove seconds / seconds asked) over `moves` moves
     of a game the engine plays against itself at `seconds` a move (tree reuse included)."""
-    import run_engine
-    e = run_engine.build_engine(_flags(size, "--time", str(seconds), *flags))
+    from launch.factory import build_engine
+    e = build_engine(_flags(size, "--time", str(seconds), *flags))
     e.genmove(e.to_move, commit=False)  # first touch of the tree and network buffers
     e.clear_cache()
     visits = 0
@@ -94,13 +94,13 @@ def play_game(black, white, max_moves: int) -> float:
 def selfcheck(visits: int, games: int) -> float:
     """Score of the default search against the batch-1 search at `visits` a move on 9x9,
     colours alternating; game g uses seed g for both engines."""
-    import run_engine
+    from launch.factory import build_engine
     score = 0.0
     for g in range(games):
         seed = str(g)
         flags = ("--visits", str(visits), "--seed", seed, "--no-int8")
-        a = run_engine.build_engine(_flags(9, *flags))
-        b = run_engine.build_engine(_flags(9, *flags, "--batch", "1", "--threads", "1"))
+        a = build_engine(_flags(9, *flags))
+        b = build_engine(_flags(9, *flags, "--batch", "1", "--threads", "1"))
         if g % 2 == 0:
             score += play_game(a, b, 2 * 81)
         else:

@@ -17,7 +17,8 @@ import numpy as np
 
 from bench.runner import B6C96_MODEL, B10_MODEL, Skip
 from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
-from networks.cache import int8_for, onnx_for
+from networks.cache import onnx_for
+from networks.int8_copy import int8_for
 
 
 def inputs(model: OnnxModel, batch: int, size: int, rng):

@@ -16,7 +16,8 @@ from engine.config import SearchConfig
 from engine.evaluator import PositionBatch, UniformEvaluator
 from engine.game import GameState
 from engine.rollout import RolloutEvaluator
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 
 
 def search_rate(evaluator, size: int, visits: int, batch: int,
@@ -75,7 +76,8 @@ def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
     from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from networks.cache import int8_for, onnx_for
+    from networks.cache import onnx_for
+    from networks.int8_copy import int8_for
     figures = {}
     float_model = onnx_for(B6C96_MODEL)
     for name, path in (("b6c96", float_model), ("b6c96 int8", int8_for(float_model))):

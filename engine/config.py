@@ -3,14 +3,14 @@
 Objects receive these through their constructors; nothing reads a global config. Every default
 that depends on other settings (time per move, limits, batch size per evaluator) is resolved
 here, so `EngineConfig(visits=100)` from Python means what `--visits 100` means on the command
-line. run_engine.py maps its flags onto these fields (see the table in `EngineConfig`'s
-docstring). Importing this module loads nothing heavy (the GTP front-end reads the choices).
+line. The settings table, launch/settings.py, maps the flags onto these fields. Importing this
+module loads nothing heavy (the flag parser reads the choices before GTP answers).
 """
 
 from dataclasses import dataclass, field, fields
 from enum import IntEnum, auto
 
-EVALUATOR_KINDS = ("onnx", "rollout", "uniform")  # leaf evaluators run_engine can build
+EVALUATOR_KINDS = ("onnx", "rollout", "uniform")  # leaf evaluators launch/factory.py builds
 DEFAULT_SECONDS = 1.0  # time per move when nothing else limits a move
 
 
@@ -130,12 +130,8 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """Limits, move choice, resignation and self-play options of genmove.
-
-    run_engine.py flags -> fields: --visits -> visits, --playouts -> playouts, --time -> seconds,
-    --batch -> search.batch_size, --seed -> seed, --resign-threshold -> resign_threshold,
-    --lcb/--no-lcb -> use_lcb. (--evaluator and --threads choose and configure the evaluator.)
-    """
+    """Limits, move choice, resignation and self-play options of genmove (the flags that set
+    them: launch/settings.py)."""
     search: SearchConfig = field(default_factory=SearchConfig)
     visits: int = 0  # stop when the root has this many visits, reused ones included (0 = none)
     playouts: int = 0  # stop after this many new evaluations in this search (0 = none)

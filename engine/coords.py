@@ -1,9 +1,12 @@
-"""The one place that converts between GTP vertices, board points, (x, y) and network actions.
+"""The one place that converts between GTP vertices, SGF coordinates, board points, (x, y) and
+network actions.
 
 vertex: GTP text, column letter A-Z without I, row 1 at the bottom ("D4", "pass").
 point:  index in the padded board array (see engine/board.py): (y + 1) * (W + 1) + x + 1.
 xy:     column x from the left, row y from the top (0-based).
 action: network index y * W + x; pass = W * H.
+sgf:    SGF text, column letter then row letter, "a" = left / top ("dp"; "" for a pass);
+        sgfmill's (row, col) pair has row 0 at the bottom (None for a pass).
 
 The numeric helpers are plain Python, and engine/board.py registers them with numba
 (`register_jitable`), so kernels call these same functions. This module itself imports no
@@ -13,6 +16,7 @@ numba: the GTP front-end uses it and must answer before numba (a third of a seco
 from engine.constants import PASS_POINT
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+SGF_LETTERS = "abcdefghijklmnopqrstuvwxy"
 
 
 def point_from_xy(x: int, y: int, width: int) -> int:
@@ -76,3 +80,27 @@ def format_vertex(point: int, width: int, height: int) -> str:
         return "pass"
     x, y = xy_from_point(point, width)
     return f"{COLUMNS[x]}{height - y}"
+
+
+def sgf_text(point: int, width: int) -> str:
+    """SGF coordinate of a point ("" for PASS_POINT)."""
+    if point == PASS_POINT:
+        return ""
+    x, y = xy_from_point(point, width)
+    return SGF_LETTERS[x] + SGF_LETTERS[y]
+
+
+def point_from_sgfmill(move: tuple[int, int] | None, size: int) -> int:
+    """Point of an sgfmill (row, col) move on a size x size board; PASS_POINT for None."""
+    if move is None:
+        return PASS_POINT
+    row, col = move
+    return point_from_xy(col, size - 1 - row, size)
+
+
+def sgfmill_from_point(point: int, size: int) -> tuple[int, int] | None:
+    """sgfmill (row, col) of a point on a size x size board; None for PASS_POINT."""
+    if point == PASS_POINT:
+        return None
+    x, y = xy_from_point(point, size)
+    return size - 1 - y, x

@@ -8,13 +8,14 @@ import functools
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
 from engine import board as B
 from engine import precompile
+from engine.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
 from engine.config import EngineConfig
 from engine.constants import BLACK, EMPTY, WHITE
 from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
@@ -22,40 +23,17 @@ from engine.dead_stones import DeadStones, black_ownership
 from engine.evaluator import UniformEvaluator
 from engine.free_handicap import free_handicap_points
 from engine.game import GameState, restricted_view
+from engine.move_choice import ResignWatch, choose_action, lower_confidence_bounds
 from engine.positions import position_batch
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS, Rules
-from engine.search import RootStats, Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
+from engine.search_results import RootStats
 from engine.seki import seki_stones
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
-
-
-@dataclass
-class MoveInfo:
-    """Search statistics of one candidate move, from the side to move's view."""
-    point: int
-    visits: int
-    winrate: float  # 0..1
-    prior: float  # 0..1
-    lcb: float  # lower confidence bound of the winrate, may leave 0..1
-    score_lead: float = 0.0  # points
-    pv: list[int] = field(default_factory=list)  # principal variation, starting with `point`
-    score_mean: float | None = None  # expected final score (points), None if unknown
-    score_stdev: float | None = None  # its standard deviation over the searched lines
-
-
-@dataclass
-class AnalysisSnapshot:
-    """What an analysis report shows at one moment: candidates best first and the root."""
-    moves: list[MoveInfo]
-    root_visits: int
-    root_winrate: float
-    root_score_lead: float
-    ownership: np.ndarray | None = None  # [W*H] row-major from the top-left, side to move's view
-    root_score_mean: float | None = None
-    root_score_stdev: float | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +74,7 @@ class Engine:
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
         self.search = Search(self.evaluator, self.config.search, self.config.seed, self.log)
-        self._low_winrate_moves = {BLACK: 0, WHITE: 0}
+        self._resign = ResignWatch()
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
         self._root_limit: bytes | None = None  # the root moves the tree was searched with
@@ -205,7 +183,7 @@ class Engine:
     def _reset(self) -> None:
         self.search.reset()
         self._root_limit = None
-        self._low_winrate_moves = {BLACK: 0, WHITE: 0}
+        self._resign.reset()
 
     def set_size(self, width: int, height: int) -> None:
         self.game.resize(width, height)
@@ -299,7 +277,7 @@ class Engine:
 
     def _warm_up(self) -> None:
         try:
-            helper = precompile.start_helper(precompile.evaluator_kind(self.evaluator))
+            helper = precompile.start_helper(self.search.capabilities.precompile_kind)
             if helper is not None:
                 self._tiny_search(UniformEvaluator())
                 precompile.compile_game_and_tree()
@@ -316,6 +294,7 @@ class Engine:
         search = Search(evaluator, small, self.config.seed, self.log)
         search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
         search.principal_variation(int(search.root_stats().actions[0]))
+        search.compile_backup(scratch)
 
     # ---- move generation -------------------------------------------------------------------
     @_after_warm_up
@@ -341,11 +320,11 @@ class Engine:
                                    noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
                                    noise_alpha_scale=cfg.noise_alpha_scale)
         stats = self.search.root_stats()
-        action = self._choose(stats)
+        action = choose_action(stats, cfg, self._rng, self.game)
         point = point_from_action(action, self.game.width, self.game.height)
         seconds = time.monotonic() - started
         self.clock.record_move(color, seconds)
-        resign = self._should_resign(color, stats, action)
+        resign = self._resign.should_resign(cfg, self.game, color, stats, action)
         if cfg.report_moves:
             self.log(self._move_report(color, stats, action, playouts, seconds, resign))
         if resign:
@@ -412,76 +391,13 @@ class Engine:
             return None  # nothing but pass is legal
         return self._permitted((), attacks or on_board)
 
-    def _lcb(self, stats: RootStats) -> np.ndarray:
-        """Lower confidence bound of each child's value (variance shrunk toward 1, weight 2)."""
-        n = stats.visits.astype(np.float64)
-        var = np.maximum(stats.value_sq - stats.value ** 2, 0.0)
-        var = (var * n + 2.0) / (n + 2.0)
-        lcb = stats.value - self.config.lcb_stdevs * np.sqrt(var / np.maximum(n, 1))
-        return np.where(n > 0, lcb, -1e9)
-
-    def _choose(self, stats: RootStats, sample: bool = True) -> int:
-        """The move to play: temperature sampling early in self-play, else LCB or visits."""
-        cfg = self.config
-        if len(stats.actions) == 0:
-            return self.game.width * self.game.height
-        visits = stats.visits.astype(np.float64)
-        if visits.max() <= 0:
-            return int(stats.actions[int(np.argmax(stats.prior))])
-        if sample and cfg.temperature > 0 and len(self.game.moves) < cfg.temperature_moves:
-            weights = (visits / visits.max()) ** (1.0 / cfg.temperature)
-            return int(self._rng.choice(stats.actions, p=weights / weights.sum()))
-        best = int(np.argmax(visits + 1e-6 * stats.value))
-        if cfg.use_lcb:
-            eligible = (visits >= cfg.lcb_min_visit_prop * visits.max()) & (visits >= 2)
-            if eligible.any():
-                lcb = np.where(eligible, self._lcb(stats), -1e18)
-                best = int(np.argmax(lcb))
-        return int(stats.actions[best])
-
-    def _should_resign(self, color: int, stats: RootStats, action: int) -> bool:
-        """Best winrate below the threshold for N moves in a row, late enough in the game."""
-        cfg = self.config
-        if cfg.resign_threshold <= 0 or len(stats.actions) == 0:
-            return False
-        j = int(np.flatnonzero(stats.actions == action)[0])
-        winrate = (stats.value[j] + 1) / 2 if stats.visits[j] > 0 else 0.5
-        if winrate >= cfg.resign_threshold:
-            self._low_winrate_moves[color] = 0
-            return False
-        self._low_winrate_moves[color] += 1
-        area = self.game.width * self.game.height
-        min_move = cfg.resign_min_move * area / 361
-        if color == WHITE and self.game.handicap > 0:
-            min_move += cfg.resign_handicap_moves * self.game.handicap * area / 361
-        return (self._low_winrate_moves[color] >= cfg.resign_consecutive
-                and self.game.moves_after_handicap >= min_move)
-
     # ---- analysis ----------------------------------------------------------------------------
     def snapshot(self, color: int) -> AnalysisSnapshot:
         """The current search statistics as an AnalysisSnapshot (best candidate first)."""
         stats = self.search.root_stats()
-        w, h = self.game.width, self.game.height
-        moves = []
-        if len(stats.actions):
-            chosen = self._choose(stats, sample=False)
-            lcb = self._lcb(stats)
-            order = sorted(range(len(stats.actions)),
-                           key=lambda j: (stats.actions[j] != chosen, -stats.visits[j],
-                                          -stats.prior[j]))
-            for j in order:
-                if stats.visits[j] == 0 and moves:
-                    continue
-                a = int(stats.actions[j])
-                pv = [point_from_action(x, w, h) for x in self.search.principal_variation(a)]
-                moves.append(MoveInfo(point_from_action(a, w, h), int(stats.visits[j]),
-                                      float((stats.value[j] + 1) / 2), float(stats.prior[j]),
-                                      float((max(lcb[j], -2.0) + 1) / 2),
-                                      float(stats.score[j]), pv, float(stats.score_mean[j]),
-                                      float(stats.score_stdev[j])))
-        return AnalysisSnapshot(moves, stats.root_visits, float((stats.root_value + 1) / 2),
-                                stats.root_score, self.search.ownership(),
-                                stats.root_score_mean, stats.root_score_stdev)
+        chosen = choose_action(stats, self.config, self._rng, self.game, sample=False)
+        lcb = lower_confidence_bounds(stats, self.config.lcb_stdevs)
+        return analysis_snapshot(self.search, stats, chosen, lcb, *self.size)
 
     @_after_warm_up
     def think(self, color: int) -> AnalysisSnapshot:
@@ -541,17 +457,7 @@ class Engine:
     @property
     def has_network(self) -> bool:
         """Whether the evaluator is, or mixes in, an ONNX network (what kata-raw-nn needs)."""
-        return self._network() is not None
-
-    def _network(self):
-        """The ONNX network evaluator, alone or inside a MixedEvaluator; None without one."""
-        module = sys.modules.get("engine.onnx_evaluator")  # loaded iff such an evaluator exists
-        if module is None:
-            return None
-        for ev in (self.evaluator, getattr(self.evaluator, "net", None)):
-            if isinstance(ev, module.OnnxEvaluator):
-                return ev
-        return None
+        return self.search.capabilities.network
 
     @_after_warm_up
     def raw_nn(self, symmetries: list[int]) -> list:
@@ -559,7 +465,7 @@ class Engine:
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
         from engine.raw_nn import raw_nn
-        model = self._network().raw_model()
+        model = self.evaluator.raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 
     @_after_warm_up

@@ -70,14 +70,37 @@ class Evaluation:
     score_mean_sq: np.ndarray | None = None
 
 
-class Evaluator(Protocol):
-    """Anything that turns a PositionBatch into an Evaluation.
+@dataclass(frozen=True)
+class Capabilities:
+    """What an evaluator tells the search and the engine about itself, declared by every
+    evaluator as its `capabilities` attribute (on the class, or per instance when it depends on
+    the arguments) so that nobody has to guess from its type or other attributes."""
+    needs_history: bool = True  # reads history_boards: False lets the search skip filling them
+    has_priors: bool = True  # its policy is informative: False makes the search use UCB1
+    parallel_calls: int = 1  # evaluate calls, each on its own batch, it can run at once (the
+    #                          search keeps that many in flight on worker threads)
+    network: bool = False  # has raw_model(): an ONNX network whose raw outputs kata-raw-nn shows
+    precompile_kind: str | None = None  # its numba kernels that engine/precompile.py compiles
+    #                                     on a cold start: `rollout`, a feature set, or None
 
-    Optional attributes the search reads: `needs_history` (default True; False lets the
-    search skip filling history_boards), `has_priors` (default True; False makes the
-    search use UCB1 instead of PUCT) and `parallel_calls` (default 1: how many evaluate calls,
-    each on its own batch, the search may run at once from worker threads).
-    """
+
+def capabilities_of(evaluator) -> Capabilities:
+    """The evaluator's declared Capabilities; TypeError for one that declares none (there is no
+    default: a wrong guess about history or priors would silently weaken the search)."""
+    try:
+        caps = evaluator.capabilities
+    except AttributeError:
+        caps = None
+    if not isinstance(caps, Capabilities):
+        raise TypeError(f"{type(evaluator).__name__} declares no capabilities: give it a "
+                        "`capabilities = Capabilities(...)` attribute (engine/evaluator.py)")
+    return caps
+
+
+class Evaluator(Protocol):
+    """Anything that turns a PositionBatch into an Evaluation and declares its Capabilities."""
+
+    capabilities: Capabilities
 
     def evaluate(self, batch: PositionBatch) -> Evaluation: ...
 
@@ -85,7 +108,7 @@ class Evaluator(Protocol):
 class UniformEvaluator:
     """Uniform policy over legal moves, value 0: measures pure search overhead in tests."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def evaluate(self, batch: PositionBatch) -> Evaluation:
         legal = batch.legal[:batch.count].astype(np.float32)

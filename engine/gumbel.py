@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.game import restricted_view
-from engine.search import SearchLimits
+from engine.search_limits import SearchLimits
 
 C_VISIT = 50.0  # mctx maxvisit_init
 C_SCALE = 0.1  # mctx value_scale

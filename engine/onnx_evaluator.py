@@ -1,9 +1,10 @@
 """ONNX policy-value models through onnxruntime (the only module that imports it).
 
-`OnnxModel` runs raw batched inference of a model that follows the contract in architecture.md
-and refuses models whose input feature set the engine cannot encode. The functions below it turn
-raw outputs into probabilities and points as KataGo does (katago-network.md §2.8), all from the
-side to move's view, and undo board symmetries (§3.10). Feature encoding happens before this
+`OnnxModel` runs raw batched inference of a model that follows the contract in
+docs/architecture.md#the-onnx-model-contract and refuses models whose input feature set the
+engine cannot encode. The functions below it turn raw outputs into probabilities and points as
+KataGo does (katago-network.md §2.8), all from the side to move's view, and undo board
+symmetries (§3.10). Feature encoding happens before this
 module (engine/features.py); `to_evaluation` produces the search's `Evaluation`.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.onnx_options import PROVIDERS
 
@@ -284,8 +285,8 @@ class OnnxEvaluator:
 
     Safe to call from several threads at once (onnxruntime sessions are): input buffers are
     per thread and the symmetries come from the evaluator's seed and the batch's, not from a
-    shared generator. `parallel_calls` tells the search how many calls to keep in flight: one
-    per core when the model runs each call on one thread.
+    shared generator. `parallel_calls` (declared in its capabilities) tells the search how many
+    calls to keep in flight: one per core when the model runs each call on one thread.
     """
 
     def __init__(self, model: OnnxModel, symmetry: int | None = None, seed: int = 0,
@@ -293,7 +294,8 @@ class OnnxEvaluator:
         self.model = model
         self.symmetry = symmetry  # None: a random symmetry per position
         self.seed = seed
-        self.parallel_calls = parallel_calls
+        self.capabilities = Capabilities(parallel_calls=parallel_calls, network=True,
+                                         precompile_kind=model.feature_set)
         self.float_model = float_model  # the float32 file a quantized `model` was made from
         self._float: OnnxModel | None = None
         self._local = threading.local()  # .buffers: (capacity, H, W) -> input arrays

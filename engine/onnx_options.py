@@ -20,7 +20,8 @@ def is_onnx_file(path: str | Path) -> bool:
 
 
 # the /proc/cpuinfo flag of the CPUs where onnxruntime's int8 convolutions beat float32 at
-# equal time (README, Performance): AVX2, which every CPU with VNNI, AVX-VNNI or AMX has too
+# equal time (docs/performance.md#int8-on-an-avx2-only-cpu): AVX2, which every CPU with VNNI,
+# AVX-VNNI or AMX has too
 INT8_FAST_FLAG = "avx2"
 
 

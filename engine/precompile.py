@@ -4,11 +4,11 @@ numba compiles a kernel, with everything it calls, on its first call and keeps t
 code in its on-disk cache, which processes share: what one process has stored, another loads
 instead of compiling. On an empty cache (a new install or new engine sources) the engine starts
 `python -m engine.precompile KIND` and compiles the search kernels itself meanwhile; the helper
-compiles the leaf evaluator's kernels (KIND: `rollout`, or a network feature set such as
-`katago-v7`), then the game and tree kernels a genmove needs around the search; the engine,
-after the search kernels, loads those or compiles them itself if the helper is still busy
-with a network's features, then waits for the helper. Without a second core, or with a warm
-cache, there is no helper.
+compiles the leaf evaluator's kernels (KIND, its Capabilities.precompile_kind: `rollout`, or a
+network feature set such as `katago-v7`), then the game and tree kernels a genmove needs around
+the search; the engine, after the search kernels, loads those or compiles them itself if the
+helper is still busy with a network's features, then waits for the helper. Without a second
+core, or with a warm cache, there is no helper.
 """
 
 import os
@@ -24,19 +24,11 @@ from engine.positions import batch_row_from_game
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
 
 
-def evaluator_kind(evaluator) -> str | None:
-    """`rollout`, the network's feature set, or None (nothing to compile for it)."""
-    from engine.rollout import RolloutEvaluator
-    if isinstance(evaluator, RolloutEvaluator):
-        return "rollout"
-    return getattr(getattr(evaluator, "model", None), "feature_set", None)
-
-
 def cache_is_cold() -> bool:
     """Whether numba's cache lacks the search kernel (its files are named after the function;
     small kernels may be there already: constructing an Engine compiles one)."""
     folder = Path(os.environ.get("NUMBA_CACHE_DIR") or ".")
-    return not any(folder.rglob("search.select_batch-*.nbi"))
+    return not any(folder.rglob("selection.select_batch-*.nbi"))
 
 
 def start_helper(kind: str | None) -> subprocess.Popen | None:
@@ -82,7 +74,8 @@ def compile_game_and_tree() -> None:
     from engine.constants import BLACK
     from engine.coords import point_from_xy
     from engine.evaluator import UniformEvaluator
-    from engine.search import Search, root_visit_gap
+    from engine.search import Search
+    from engine.search_limits import root_visit_gap
     game = _scratch_game()
     Search(UniformEvaluator(), SearchConfig(max_nodes=4, max_edges=400)).compile_backup(game)
     game.play(BLACK, point_from_xy(4, 4, 9))

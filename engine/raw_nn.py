@@ -15,9 +15,8 @@ import numpy as np
 
 from engine import onnx_evaluator as oe
 from engine.constants import BLACK
-from engine.evaluator import PositionBatch
 from engine.features import fill_features
-from engine.positions import batch_row_from_game
+from engine.positions import position_batch
 
 # KataGo's GTP rootPolicyOptimism default (min(policyOptimism 1.0, 0.2)), which kata-raw-nn uses
 RAW_NN_POLICY_OPTIMISM = 0.2
@@ -86,9 +85,7 @@ def raw_nn_inputs(model, game, symmetry: int):
     """(spatial [1, C, H, W], global [1, G], legal [1, H*W+1]) of the game's position under
     `symmetry`: what raw_nn feeds the net."""
     w, h = game.width, game.height
-    batch = PositionBatch(1, w, h, game.komi, game.rules)
-    batch_row_from_game(batch, 0, game)
-    batch.count = 1
+    batch = position_batch(game)
     spatial = np.zeros((1, model.num_spatial, h, w), np.float32)
     glob = np.zeros((1, model.num_global), np.float32)
     fill_features(batch, spatial, glob, np.array([_effective(game, symmetry)], np.int64),

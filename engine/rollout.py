@@ -13,7 +13,7 @@ from numba import njit
 from engine import board as B
 from engine.constants import BLACK, EMPTY, WHITE
 from engine.coords import action_from_point, action_from_xy, point_from_xy
-from engine.evaluator import Evaluation, PositionBatch
+from engine.evaluator import Capabilities, Evaluation, PositionBatch, capabilities_of
 
 
 @njit(cache=True)
@@ -97,8 +97,7 @@ def rollout_batch(boards, to_move, count, komi, allow_suicide, playouts, max_mov
 class RolloutEvaluator:
     """Random playouts to the end; the area result decides the value."""
 
-    needs_history = False
-    has_priors = False
+    capabilities = Capabilities(needs_history=False, has_priors=False, precompile_kind="rollout")
 
     def __init__(self, playouts_per_leaf: int = 1):
         self.playouts_per_leaf = max(1, playouts_per_leaf)
@@ -124,15 +123,22 @@ class RolloutEvaluator:
 
 
 class MixedEvaluator:
-    """Network priors with V = (1 - lam) * v_net + lam * z_rollout (AlphaGo 2016: lam = 0.5)."""
+    """Network priors with V = (1 - lam) * v_net + lam * z_rollout (AlphaGo 2016: lam = 0.5).
 
-    has_priors = True
+    One evaluate call at a time (the playouts share scratch arrays); the network's raw outputs
+    stay reachable for kata-raw-nn."""
 
     def __init__(self, net, rollout: RolloutEvaluator, lam: float = 0.5):
         self.net = net
         self.rollout = rollout
         self.lam = lam
-        self.needs_history = getattr(net, "needs_history", True)
+        net_caps = capabilities_of(net)
+        self.capabilities = Capabilities(needs_history=net_caps.needs_history,
+                                         network=net_caps.network)
+
+    def raw_model(self):
+        """The network's model for kata-raw-nn (see OnnxEvaluator.raw_model)."""
+        return self.net.raw_model()
 
     def evaluate(self, batch: PositionBatch) -> Evaluation:
         e = self.net.evaluate(batch)

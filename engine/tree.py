@@ -64,7 +64,7 @@ class TreeArrays(NamedTuple):
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
     node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, utility sum - virtual) side by
     #                       side, so selection reads one cache line per child (the utility:
-    #                       value plus score utility and corrections, engine/search.py)
+    #                       value plus score utility and corrections, engine/backup.py)
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
     node_score_stats: np.ndarray  # float32 [n, 2]: its own expected final score (mover's

@@ -3,9 +3,9 @@
 An analysis command answers `=` at once, then one `info ...` line per interval built from the
 Engine's AnalysisSnapshot callbacks, and ends with the empty line. `*-analyze` runs until the
 server sees any new input line (its `stop` event); `*-genmove_analyze` runs until the move is
-chosen and prints `play <vertex>` last. Two dialects (see docs/gtp.md B2-B4): Leela Zero's with
-winrate/prior/lcb as integers x10000, KataGo's with floats that always carry a decimal point;
-in both `pv` is the last key of each move segment.
+chosen and prints `play <vertex>` last. Two dialects (docs/gtp.md#analysis-streams): Leela
+Zero's with winrate/prior/lcb as integers x10000, KataGo's with floats that always carry a
+decimal point; in both `pv` is the last key of each move segment.
 """
 
 import logging

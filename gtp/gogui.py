@@ -1,12 +1,13 @@
 """GoGui analyze-command answers: the menu and the board/point-list text formats.
 
 GoGui reads `gogui-analyze_commands` as lines `type/Label/command`; it replaces `%m` by the
-colour to move (`b`/`w`) before sending the command. Answer formats (docs/gtp.md B9, GoGui's
-manual, chapter "Analyze Commands"): the boards (`dboard` numbers, positive shown black,
-negative white; `sboard` short strings; `cboard` colour names) are one line per board row, top
-row first, W words each, `""` for nothing; `pspairs` is `point text point text ...`; a `var` is
-a move list in which `b`/`w` words set the colour; a `gfx` answer is one drawing command a line
-(`VAR` moves, `LABEL` point-text pairs, `INFLUENCE` point-number pairs, `TEXT` a status line).
+colour to move (`b`/`w`) before sending the command. Answer formats
+(docs/gtp.md#gogui-analyze-commands, GoGui's manual, chapter "Analyze Commands"): the boards
+(`dboard` numbers, positive shown black, negative white; `sboard` short strings; `cboard` colour
+names) are one line per board row, top row first, W words each, `""` for nothing; `pspairs` is
+`point text point text ...`; a `var` is a move list in which `b`/`w` words set the colour; a
+`gfx` answer is one drawing command a line (`VAR` moves, `LABEL` point-text pairs, `INFLUENCE`
+point-number pairs, `TEXT` a status line).
 """
 
 from engine.constants import BLACK, PASS_POINT, opponent

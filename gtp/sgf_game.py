@@ -1,19 +1,9 @@
 """SGF for loadsgf / printsgf: replay an sgfmill game into the Engine, and write the Engine's
 game (size, komi, rules, handicap or set-up stones, moves) as SGF text without blank lines."""
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_xy, xy_from_point
+from engine.constants import BLACK, WHITE
+from engine.coords import point_from_sgfmill, sgf_text
 from gtp.protocol import format_float
-
-_SGF_LETTERS = "abcdefghijklmnopqrstuvwxy"  # SGF coordinate letters, "a" = left/top
-
-
-def _sgf_point(move, size: int) -> int:
-    """Point of an sgfmill (row, col) move with row 0 at the bottom; pass for None."""
-    if move is None:
-        return PASS_POINT
-    row, col = move
-    return point_from_xy(col, size - 1 - row, size)
 
 
 def replay_sgf(engine, game, size: int, limit: int | None) -> int:
@@ -37,7 +27,7 @@ def replay_sgf(engine, game, size: int, limit: int | None) -> int:
         if color_text is None:
             continue
         color = BLACK if color_text == "b" else WHITE
-        if engine.play(color, _sgf_point(move, size)) != 0:
+        if engine.play(color, point_from_sgfmill(move, size)) != 0:
             raise ValueError(f"illegal move {color_text} {move} in the main line")
         played += 1
     if not engine.moves and root.has_property("PL"):
@@ -48,9 +38,9 @@ def replay_sgf(engine, game, size: int, limit: int | None) -> int:
 def _apply_setup(engine, size, ab, aw, ae, to_move: int) -> None:
     """AB/AW/AE: black-only stones on an empty board are handicap; otherwise they change the
     position as set-up stones (not moves: undo does not remove them)."""
-    black = {_sgf_point(m, size) for m in ab}
-    white = {_sgf_point(m, size) for m in aw}
-    empty = {_sgf_point(m, size) for m in ae}
+    black = {point_from_sgfmill(m, size) for m in ab}
+    white = {point_from_sgfmill(m, size) for m in aw}
+    empty = {point_from_sgfmill(m, size) for m in ae}
     if engine.is_empty() and not white and len(black) >= 2:
         if not engine.place_handicap(sorted(black)):
             raise ValueError("bad handicap stones")
@@ -70,29 +60,22 @@ def game_sgf(engine, app: str) -> str:
     colour to move after them as PL), then the moves."""
     w, h = engine.size
     size = str(w) if w == h else f"{w}:{h}"
-
-    def coord(point: int) -> str:
-        if point == PASS_POINT:
-            return ""
-        x, y = xy_from_point(point, w)
-        return _SGF_LETTERS[x] + _SGF_LETTERS[y]
-
     head = (f"(;GM[1]FF[4]CA[UTF-8]AP[{app}]SZ[{size}]"
             f"KM[{format_float(engine.komi)}]RU[{engine.rules.name}]")
     hcp = engine.handicap_points
     if hcp:
-        head += f"HA[{len(hcp)}]AB" + "".join(f"[{coord(p)}]" for p in hcp)
+        head += f"HA[{len(hcp)}]AB" + "".join(f"[{sgf_text(p, w)}]" for p in hcp)
     setup = engine.setup_stones
     if setup is not None:
         black, white, to_move = setup
         for key, points in (("AB", black), ("AW", white)):
             if points:
-                head += key + "".join(f"[{coord(p)}]" for p in points)
+                head += key + "".join(f"[{sgf_text(p, w)}]" for p in points)
         head += f"PL[{'B' if to_move == BLACK else 'W'}]"
     lines = [head]
     moves = engine.moves
     for k in range(0, len(moves), 10):
-        lines.append("".join(f";{'B' if c == BLACK else 'W'}[{coord(p)}]"
+        lines.append("".join(f";{'B' if c == BLACK else 'W'}[{sgf_text(p, w)}]"
                              for c, p in moves[k:k + 10]))
     lines[-1] += ")"
     return "\n".join(lines)

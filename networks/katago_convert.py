@@ -3,10 +3,11 @@
 Uses only numpy and the `onnx` package (no torch), so `run_engine.py --model X.bin.gz` can convert
 at run time; networks/cache.py does that once per file into the user's cache.
 
-Contract (architecture.md): inputs float32 `spatial` [N, C, H, W] and `global` [N, G] with N, H, W
-dynamic; outputs, all raw and from the side to move's view: `policy` [N, H*W+1] (policy channel 0,
-pass last), `value` [N, 3] (win, loss, no-result logits), `score` [N, S] (the net's score-value
-outputs in file order, names in metadata `score_outputs`), `ownership` [N, H, W] (pre-tanh).
+Contract (docs/architecture.md#the-onnx-model-contract): inputs float32 `spatial` [N, C, H, W]
+and `global` [N, G] with N, H, W dynamic; outputs, all raw and from the side to move's view:
+`policy` [N, H*W+1] (policy channel 0, pass last), `value` [N, 3] (win, loss, no-result logits),
+`score` [N, S] (the net's score-value outputs in file order, names in metadata `score_outputs`),
+`ownership` [N, H, W] (pre-tanh).
 Nets with an optimistic policy channel (v12+) also output `policy_optimistic` [N, H*W+1].
 Off-board points (mask plane 0) get policy logit -5000 and ownership 0, as KataGo's training does.
 

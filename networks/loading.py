@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.onnx_evaluator import OnnxModel
-from networks.cache import Model, int8_for, note, onnx_for
+from networks.cache import Model, note, onnx_for
+from networks.int8_copy import int8_for
 
 
 def load_network(path: str | Path, int8: bool, threads: int = 1,

@@ -9,7 +9,7 @@ and 19x19, under random symmetries.
 
     python -m networks.quantize NET.onnx|NET.bin.gz OUT.onnx
 
-The engine quantizes a network it plays once and caches the copy (networks/cache.py); the nets
+The engine quantizes a network it plays once and caches the copy (networks/int8_copy.py); the nets
 Dosaku ships come with their int8 copies made by this module (weights/README.md).
 
 Transformer nets (KataGo's b10c384h6nbttflrs) take a recipe of their own, networks/int8_transformer:
@@ -29,11 +29,10 @@ import onnx
 
 from engine.constants import PASS_POINT
 from engine.coords import point_from_action
-from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
 from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
-from engine.positions import batch_row_from_game
+from engine.positions import position_batch
 from networks import int8_transformer
 from networks.cache import Model, onnx_for
 
@@ -57,9 +56,7 @@ def self_play_inputs(model: OnnxModel, size: int, komi: float, games: int,
         game = GameState(size, size, komi)
         passes = 0
         while passes < 2 and len(game.moves) < (max_moves or 2 * size * size):
-            batch = PositionBatch(1, size, size, komi, game.rules)
-            batch_row_from_game(batch, 0, game)
-            batch.count = 1
+            batch = position_batch(game)
             spatial = np.zeros((1, NUM_SPATIAL, size, size), np.float32)
             glob = np.zeros((1, NUM_GLOBAL), np.float32)
             fill_features(batch, spatial, glob, rng.integers(0, 8, 1))

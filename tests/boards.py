@@ -47,8 +47,8 @@ def board_from_diagram(diagram: str | list[str]) -> np.ndarray:
     (asserted); no ko point and no prisoners, as in a set-up position."""
     width, height, stones, _ = parse_diagram(diagram)
     b = B.new_board(width, height)
-    for (x, y), colour in stones.items():
-        assert B.play_unchecked(b, point_from_xy(x, y, width), colour) == 0
+    for (x, y), color in stones.items():
+        assert B.play_unchecked(b, point_from_xy(x, y, width), color) == 0
     b[B.ROW_HEADER, B.H_KO_POINT] = NULL_POINT
     b[B.ROW_HEADER, B.H_PRISONERS + BLACK] = 0
     b[B.ROW_HEADER, B.H_PRISONERS + WHITE] = 0
@@ -61,8 +61,8 @@ def game_from_diagram(diagram: str, to_move: int, komi: float = 0.5,
     `to_move` to play."""
     width, height, stones, _ = parse_diagram(diagram)
     g = GameState(width, height, komi, rules)
-    for (x, y), colour in stones.items():
-        assert g.play(colour, point_from_xy(x, y, width)) == B.MOVE_OK
+    for (x, y), color in stones.items():
+        assert g.play(color, point_from_xy(x, y, width)) == B.MOVE_OK
     g.to_move = to_move
     return g
 

@@ -38,7 +38,7 @@ import numpy as np
 import pytest
 
 from engine import board as B
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -185,6 +185,8 @@ def fake_engine():
 
 class CountingEvaluator:
     """Uniform policy, value from a fixed random table per position key; counts positions."""
+
+    capabilities = Capabilities()
 
     def __init__(self):
         self.positions = 0

@@ -3,7 +3,7 @@
 import numpy as np
 
 from engine import board as B
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 
 
 class SkewedEvaluator:
@@ -11,6 +11,8 @@ class SkewedEvaluator:
     times as likely as the one before), so lines repeat local patterns; a value in
     [-spread, spread) fixed per position by its hash, and a score lead `score_per_value` times
     that value (0: no score, so the score utility stays out of selection)."""
+
+    capabilities = Capabilities()
 
     def __init__(self, actions: int, decay: float = 0.5, seed: int = 3, spread: float = 0.5,
                  score_per_value: float = 0.0):

@@ -12,7 +12,7 @@ from engine.coords import COLUMNS
 TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none",
          "param", "plist", "pspairs", "pstring", "sboard", "string", "var", "varb", "varc",
          "varp", "varpo", "varw"}
-COLOUR_NAMES = {"black", "blue", "cyan", "green", "gray", "magenta", "pink", "red", "white",
+COLOR_NAMES = {"black", "blue", "cyan", "green", "gray", "magenta", "pink", "red", "white",
                 "yellow"}
 GFX_COMMANDS = {"BLACK", "CIRCLE", "COLOR", "INFLUENCE", "LABEL", "MARK", "SQUARE", "TEXT",
                 "TRIANGLE", "VAR", "WHITE"}
@@ -47,7 +47,7 @@ def cboard(text: str, size: int) -> list[list[str]]:
     """Background colours: the named ones or #rrggbb; `""` leaves the point alone."""
     rows = [["" if w == '""' else w.lower() for w in row] for row in _board_words(text, size)]
     for w in (w for row in rows for w in row if w):
-        assert w in COLOUR_NAMES or re.fullmatch(r"#[0-9a-f]{6}", w), (w, text)
+        assert w in COLOR_NAMES or re.fullmatch(r"#[0-9a-f]{6}", w), (w, text)
     return rows
 
 
@@ -73,14 +73,14 @@ def pspairs(text: str, size: int) -> list[tuple[str, str]]:
 def var(text: str, size: int, first: str) -> list[tuple[str, str]]:
     """(colour, point or PASS) moves; `b`/`w` words set the colour of the next move, other
     words without a point are ignored; colours otherwise alternate from `first`."""
-    moves, colour = [], first
+    moves, color = [], first
     for word in text.split():
         w = word.lower()
         if w in ("b", "w", "black", "white"):
-            colour = w[0]
+            color = w[0]
         elif w == "pass" or is_point(w, size):
-            moves.append((colour, w.upper()))
-            colour = "w" if colour == "b" else "b"
+            moves.append((color, w.upper()))
+            color = "w" if color == "b" else "b"
     return moves
 
 
@@ -101,7 +101,7 @@ def gfx(text: str, size: int, first: str) -> dict[str, list]:
             pairs = pspairs(rest, size)
             value = [(p, float(v)) for p, v in pairs]
         elif cmd == "COLOR":
-            assert words and (words[0].lower() in COLOUR_NAMES or
+            assert words and (words[0].lower() in COLOR_NAMES or
                               re.fullmatch(r"#[0-9a-fA-F]{6}", words[0])), line
             value = (words[0], plist(" ".join(words[1:]), size))
         elif cmd == "VAR":

@@ -12,7 +12,8 @@ from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
 
 EXPONENT, PRUNE = 0.25, 0.15  # KataGo's defaults

@@ -78,9 +78,9 @@ def test_positions_are_set_up_exactly_and_judged_only_where_moves_differ(
     assert [(r["a"], r["b"]) for r in records] == CHOICES
     setups = []
     for moves in POSITIONS:
-        colours = ["b", "w"] * len(moves)
+        colors = ["b", "w"] * len(moves)
         setups.append(["boardsize 9", "clear_board", "komi 6.5",
-                       *(f"play {c} {v}" for c, v in zip(colours, moves))])
+                       *(f"play {c} {v}" for c, v in zip(colors, moves))])
     for k in "ab":
         assert blocks(logs[k]) == [s + [f"genmove {'bw'[len(m) % 2]}"]
                                    for s, m in zip(setups, POSITIONS)]

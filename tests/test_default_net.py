@@ -24,13 +24,14 @@ import numpy as np
 import onnx
 import pytest
 
-import run_engine
 from engine import board as B
 from engine.constants import BLACK, PASS_POINT, WHITE, opponent
 from engine.coords import parse_vertex
 from engine.game import GameState
 from engine.onnx_evaluator import OnnxModel
+from engine.onnx_options import cpu_runs_int8_fast
 from engine.rules import rules_by_name
+from launch import flags as launch_flags
 from tournament.controller import GtpController
 from weights import (card_path, default_card_path, default_model_path, int8_model_path,
                      model_path, shipped_names)
@@ -175,26 +176,26 @@ def test_dosaku_without_flags_plays_a_legal_game_on_the_shipped_net():
 
 @pytest.mark.parametrize("name", shipped_names())
 def test_model_flag_takes_a_shipped_net_by_name(name):
-    args = run_engine.parse_flags(["--model", name])
+    args = launch_flags.parse_flags(["--model", name])
     assert (args.model, args.evaluator) == (str(model_path(name)), "onnx")
 
 
 def test_model_flag_still_chooses_another_net(tmp_path, caplog):
     other = tmp_path / "other.onnx"
-    args = run_engine.parse_flags(["--model", str(other), "--no-int8"])
+    args = launch_flags.parse_flags(["--model", str(other), "--no-int8"])
     assert (args.model, args.evaluator) == (str(other), "onnx")
     with caplog.at_level(logging.INFO, logger="dosaku"):
-        run_engine.announce_evaluator(args)
+        launch_flags.announce_evaluator(args)
     assert caplog.messages == [f"network {other} (--model), float32"]
 
 
 def test_missing_shipped_net_falls_back_to_rollouts_with_a_warning(monkeypatch, tmp_path, caplog):
     absent = tmp_path / "default.onnx"
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", absent)
-    args = run_engine.parse_flags([])
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", absent)
+    args = launch_flags.parse_flags([])
     assert (args.model, args.evaluator) == (None, "rollout")
     with caplog.at_level(logging.INFO, logger="dosaku"):
-        run_engine.announce_evaluator(args)
+        launch_flags.announce_evaluator(args)
     assert [r.levelno for r in caplog.records] == [logging.WARNING]
     assert f"no network: the shipped {absent} is missing" in caplog.messages[0]
 
@@ -275,8 +276,9 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    modules = run([python, "-c", "import run_engine, weights, engine, gtp, networks, numba\n"
-                   "for m in (run_engine, weights, engine, gtp, networks, numba): "
+    modules = run([python, "-c", "import run_engine, launch, weights, engine, gtp, networks\n"
+                   "import numba\n"
+                   "for m in (run_engine, launch, weights, engine, gtp, networks, numba): "
                    "print(m.__file__)"], elsewhere).split()
     assert all(Path(f).is_relative_to(site) for f in modules), modules
     absent = run([python, "-c", "import importlib.util as u\n"
@@ -298,6 +300,6 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     assert point not in (None, PASS_POINT), f"genmove answered {move!r}"
     column, row = "ABCDEFGHJKLMNOPQRST".index(move[0].upper()), int(move[1:]) - 1
     assert min(column, row, 18 - column, 18 - row) >= 2, f"{move} is no opening move"
-    precision = "int8" if run_engine.cpu_runs_int8_fast() else "float32"
+    precision = "int8" if cpu_runs_int8_fast() else "float32"
     assert f"network {installed} (shipped default), {precision}" in log.getvalue()
     assert "playing float32" not in log.getvalue() and "quantizing" not in log.getvalue()

@@ -11,9 +11,12 @@ from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
 from engine.engine import RESIGN, Engine
-from engine.evaluator import Evaluation, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.game import GameState
+from engine.move_choice import choose_action
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
+from engine.search_results import RootStats
 from engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 
@@ -24,7 +27,7 @@ FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edge
 class LosingEvaluator:
     """Every position is lost for the side to move (so the root side's moves all look bad)."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self, loser=None):
         self.loser = loser
@@ -115,15 +118,15 @@ def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
 
 
 def test_lcb_prefers_the_reliable_move():
-    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
-    from engine.search import RootStats
     stats = RootStats(actions=np.array([0, 1, 2]), visits=np.array([100, 90, 3]),
                       value=np.array([0.1, 0.3, 0.9]), value_sq=np.array([0.05, 0.1, 0.81]),
                       score=np.zeros(3), prior=np.full(3, 1 / 3), root_visits=194,
                       root_value=0.2, root_score=0.0)
-    assert e._choose(stats) == 1  # higher bound than the most visited; 3 visits too few
-    e.config = EngineConfig(use_lcb=False)
-    assert e._choose(stats) == 0
+    game = GameState(5, 5, 0.5)
+    rng = np.random.default_rng(0)
+    # a higher bound than the most visited move's; the 3 visits of the best value are too few
+    assert choose_action(stats, FAST, rng, game) == 1
+    assert choose_action(stats, EngineConfig(use_lcb=False), rng, game) == 0
 
 
 def test_analyze_reports_until_stopped():

@@ -10,7 +10,7 @@ from engine.config import EngineConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, parse_vertex
 from engine.engine import Engine
-from engine.evaluator import Evaluation, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
 from engine.rules import PRESETS
 from engine.timecontrol import TimeSettings
 
@@ -153,6 +153,8 @@ def test_avoid_and_allow_restrict_the_root_search():
 
 class _Favourite:
     """Most of the prior on one action, value and score 0: an unrestricted search plays it."""
+
+    capabilities = Capabilities()
 
     def __init__(self, action: int):
         self.action = action

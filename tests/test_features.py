@@ -12,7 +12,7 @@ from engine.coords import parse_vertex, point_from_action, xy_from_point
 from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
 from engine.game import GameState
-from engine.positions import batch_row_from_game
+from engine.positions import batch_row_from_game, position_batch
 from engine.rules import PRESETS, rules_by_name
 from tests.boards import board_from_diagram
 
@@ -27,9 +27,7 @@ def game_of(moves, size=9, rules="chinese", komi=7.5, width=None):
 
 
 def features(game, sym=0):
-    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
-    batch_row_from_game(batch, 0, game)
-    batch.count = 1
+    batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
     fill_features(batch, spatial, glob, [sym], handicap_stones=game.handicap)
@@ -71,7 +69,7 @@ def test_two_moves_chinese_black_to_move():
     assert np.array_equal(gl, expected)
 
 
-def test_liberty_planes_count_either_colour():
+def test_liberty_planes_count_either_color():
     g = game_of("BA1 WB1 BC1 WA2")  # White A2 captures A1
     s, _ = features(g)
     # After W A2 captures A1: white B1 (libs A1, B2) 2, black C1 (D1, C2) 2, white A2 (A1, A3, B2) 3.
@@ -149,7 +147,7 @@ def test_reference_ko_positions(reference):
 
 # ---------------------------------------------------------------- history and passes
 
-def test_consecutive_moves_of_one_colour_stop_the_history():
+def test_consecutive_moves_of_one_color_stop_the_history():
     g = game_of("BD4 BF6 WE5 BC3")  # White to move: C3 opp, E5 pla, F6 opp, D4 not pla
     s, gl = features(g)
     assert np.array_equal(s[9], at(g, "C3")) and np.array_equal(s[10], at(g, "E5"))

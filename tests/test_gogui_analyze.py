@@ -46,8 +46,8 @@ def check_moves_replay(moves: list[tuple[str, str]]) -> None:
     """A variation from the position (Black to move) is legal move after move."""
     game = position()
     assert moves and moves[0][0] == "b"
-    for colour, vertex in moves:
-        err = game.play(BLACK if colour == "b" else WHITE, parse_vertex(vertex, SIZE, SIZE))
+    for color, vertex in moves:
+        err = game.play(BLACK if color == "b" else WHITE, parse_vertex(vertex, SIZE, SIZE))
         assert err == 0, (moves, vertex)
 
 

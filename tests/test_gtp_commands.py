@@ -9,7 +9,7 @@ from engine import board as B
 from engine.config import EngineConfig, SearchConfig
 from engine.engine import Engine
 from engine.constants import BLACK, WHITE
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.free_handicap import free_handicap_points
 from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
@@ -219,7 +219,7 @@ def test_genmove_plays_a_legal_move_and_reg_genmove_does_not(srv):
     assert fail(srv, "genmove") == "syntax error"
 
 
-def test_malformed_colour_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
+def test_malformed_color_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
     """GTP v2: malformed arguments answer `syntax error`; `illegal move` only for a
     well-formed move the rules forbid."""
     srv.handle_line("play b e5")
@@ -239,7 +239,7 @@ def test_malformed_colour_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
 
 
 # ---- handicap --------------------------------------------------------------------------------
-GNUGO_FIXED = {  # GNU Go 3.8 answers on 19x19 (docs/gtp.md B6)
+GNUGO_FIXED = {  # GNU Go 3.8 answers on 19x19 (docs/gtp.md#handicap)
     2: "Q16 D4", 3: "D16 Q16 D4", 4: "D16 Q16 D4 Q4", 5: "D16 Q16 K10 D4 Q4",
     6: "D16 Q16 D10 Q10 D4 Q4", 7: "D16 Q16 D10 K10 Q10 D4 Q4",
     8: "D16 K16 Q16 D10 Q10 D4 K4 Q4", 9: "D16 K16 Q16 D10 K10 Q10 D4 K4 Q4",
@@ -539,7 +539,7 @@ class KomiRecorder:
     """Uniform policy and a komi-dependent value; records the komi and position of every
     position it is asked to evaluate."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self):
         self.seen = []  # (komi, position hash) per evaluated position

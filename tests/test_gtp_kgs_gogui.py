@@ -9,7 +9,7 @@ import pytest
 from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.engine import Engine
-from engine.evaluator import Evaluation, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
 from engine.rules import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
@@ -130,7 +130,7 @@ def test_chat_answers_even_when_the_engine_failed_to_start():
 class FakeNet:
     """Policy proportional to action + 1 on legal actions; ownership +1 on the top row for the
     side to move, -0.5 elsewhere. Records the colour it was asked about."""
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self):
         self.to_move = []
@@ -147,7 +147,7 @@ class FakeNet:
         return Evaluation(policy, zeros, zeros.copy(), own)
 
 
-def test_policy_board_layout_and_colour():
+def test_policy_board_layout_and_color():
     net = FakeNet()
     srv = server(Engine(5, 5, 7.5, evaluator=net, config=EngineConfig(playouts=8, seconds=0)))
     ok(srv, "play b a5")  # top-left corner: action 0
@@ -214,7 +214,7 @@ def test_visits_and_pv_find_the_capture():
     assert len(ok(srv, "printsgf").split(";")) == 2 + 20  # nothing was played
 
 
-# ---- pain points of docs/gtp.md (d) ----------------------------------------------------------
+# ---- docs/gtp.md#client-quirks ----------------------------------------------------------------
 def test_time_left_is_clamped_and_a_late_clock_still_moves_fast():
     engine = rollout_engine(playouts=0)
     srv = server(engine)

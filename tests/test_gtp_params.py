@@ -5,7 +5,6 @@ import re
 
 import pytest
 
-import run_engine
 from engine.config import EngineConfig, SearchConfig
 from engine.engine import Engine
 from engine.evaluator import UniformEvaluator
@@ -13,6 +12,8 @@ from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.params import PARAMS
 from gtp.server import GtpServer
+from launch.factory import engine_config
+from launch.flags import parse_flags
 from tests.gtp_answers import fail, ok
 
 START = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),
@@ -117,6 +118,6 @@ def test_config_file_takes_the_same_names(tmp_path, name, srv):
     value, _, holds = CHANGES[name]
     cfg = tmp_path / "dosaku.cfg"
     cfg.write_text(f"{name} = {value}\n")
-    args = run_engine.parse_flags(["--config", str(cfg), "--evaluator", "uniform"])
-    assert holds(run_engine.engine_config(args))
+    args = parse_flags(["--config", str(cfg), "--evaluator", "uniform"])
+    assert holds(engine_config(args))
     assert re.fullmatch(r"\S+", ok(srv, f"kata-get-param {name}"))

@@ -10,7 +10,7 @@ from engine import board as B
 from engine.config import SearchConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import point_from_action
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.game import GameState
 from engine.gumbel import (completed_q, gumbel_search, halving_rounds, improved_policy,
                            mixed_value, sigma)
@@ -85,7 +85,7 @@ class ToyEvaluator:
     """3x3 positions valued by a table of Black's values per centre state; prior fixed per
     action (pass last); values reported from the side to move's view."""
 
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self, prior, black_value):
         self.prior = np.asarray(prior, np.float64)

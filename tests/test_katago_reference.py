@@ -6,10 +6,9 @@ import numpy as np
 from engine import onnx_evaluator as oe
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
-from engine.evaluator import PositionBatch
 from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
-from engine.positions import batch_row_from_game
+from engine.positions import position_batch
 from engine.rules import rules_by_name
 
 TOL = 2e-3
@@ -26,9 +25,7 @@ def replay(pos) -> GameState:
 
 def evaluate(model, game):
     n = game.width
-    batch = PositionBatch(1, n, n, game.komi, game.rules)
-    batch_row_from_game(batch, 0, game)
-    batch.count = 1
+    batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, n, n), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
     fill_features(batch, spatial, glob, [0], handicap_stones=game.handicap)
@@ -78,9 +75,7 @@ def test_reference_positions_present(katago_reference):
 # Those outputs come from KataGo's CUDA backend with TF32 convolutions (~1e-3 relative).
 
 def raw_nn(model, game, sym):
-    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
-    batch_row_from_game(batch, 0, game)
-    batch.count = 1
+    batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
     fill_features(batch, spatial, glob, [sym])

@@ -4,37 +4,50 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
 - only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
-- gtp/, the GTP server, never imports the tournament kit, training, torch, ray;
+- gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
+  run_engine (the composition root that imports it);
 - tournament/, which drives other engines, never imports the gtp server or training;
+- nothing imports run_engine, the composition root (the benchmarks run it as a program);
 - networks/ (reading, converting and quantizing network files, and their cache: steps the
   engine takes at start-up) builds on engine/ alone, and never imports torch or ray;
 - training/ may use engine/, networks/ and the tournament kit (gate matches), not the gtp
   server;
+- launch/ (the settings table, the flag parser, the flags -> Engine factory) builds on engine/,
+  networks/ and weights/; gtp/ reads its settings table, the review tool and the benchmarks use
+  its factory;
 - torch and ray appear only under training/, and nothing the engine runs imports training/
   (run_engine, gtp/, engine/, networks/);
 - weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
   it before GTP answers).
 
 The feature set the engine encodes (name and plane counts) is defined once, in
-engine/features.py; the last test fails if a copy of it reappears elsewhere.
+engine/features.py; a test fails if a copy of it reappears elsewhere.
+
+docs/architecture.md describes the same layout in a table, one row per package with the
+packages it may import; the last tests keep that table and these rules in step.
+
+No module imports itself through others: the import graph of all these files, imports inside
+functions included, has no cycle.
 """
 
 import ast
 import configparser
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"engine", "gtp", "tournament", "training", "networks", "bench", "weights", "run_engine",
-        "tests"}
+OURS = {"engine", "gtp", "tournament", "training", "networks", "bench", "weights", "launch",
+        "run_engine", "tests"}
 FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
     "engine": OURS - {"engine"} | {"onnx"},
-    "gtp": {"tournament", "training", "bench", "tests"},
-    "tournament": {"gtp", "training", "bench", "tests"},
+    "gtp": {"tournament", "training", "bench", "run_engine", "tests"},
+    "tournament": {"gtp", "training", "bench", "run_engine", "tests"},
     "networks": OURS - {"networks", "engine", "weights"},
-    "training": {"gtp", "bench", "tests"},
-    "bench": {"tests"},
+    "training": {"gtp", "bench", "run_engine", "tests"},
+    "bench": {"run_engine", "tests"},
+    "launch": {"gtp", "tournament", "training", "bench", "run_engine", "tests"},
     "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
     "run_engine": {"tournament", "training", "bench", "tests"},
 }
@@ -129,3 +142,119 @@ def test_feature_set_is_defined_once():
                 if found:
                     copies[path.relative_to(ROOT).as_posix()] = found
     assert copies == {}
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """The dotted name a file is imported under ("engine.board", "gtp" for gtp/__init__.py)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path, known: set[str], root: Path = ROOT) -> set[str]:
+    """The modules among `known` that the file imports anywhere, function bodies included:
+    `from pkg import name` counts as pkg.name when that is a module, else as pkg; relative
+    imports are resolved against the file's package."""
+    name = module_name(path, root)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.update(f"{module}.{alias.name}" if f"{module}.{alias.name}" in known
+                         else module for alias in node.names)
+    return (found & known) - {name}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of two or more modules that import each other, directly or through others
+    (the strongly connected components of the graph, Tarjan's algorithm)."""
+    index, low, stack, cycles = {}, {}, [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def import_graph(files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
+    known = {module_name(path, root) for path in files}
+    return {module_name(path, root): imported_modules(path, known, root) for path in files}
+
+
+def test_cycle_finder_sees_lazy_and_relative_imports(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from pkg import b\n")
+    (tmp_path / "pkg" / "b.py").write_text("def f():\n    from .c import g\n")
+    (tmp_path / "pkg" / "c.py").write_text("import pkg.a\n")
+    (tmp_path / "pkg" / "d.py").write_text("from pkg.a import x\n")
+    graph = import_graph(sorted(tmp_path.rglob("*.py")), tmp_path)
+    assert graph["pkg.b"] == {"pkg.c"} and graph["pkg.d"] == {"pkg.a"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
+    (tmp_path / "pkg" / "c.py").write_text("import pkg\n")  # the package alone: no cycle
+    assert import_cycles(import_graph(sorted(tmp_path.rglob("*.py")), tmp_path)) == []
+
+
+def test_no_import_cycles():
+    files = [path for group in checked_files().values() for path in group]
+    assert import_cycles(import_graph(files)) == []
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def documented_layout(text: str) -> list[tuple[str, set[str]]]:
+    """The rows of the table under "## Layout" in architecture.md's text, in order: (package,
+    the packages its last column names in backquotes; "nothing" names none)."""
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = line.strip().strip("|").split("|")
+            rows.append((cells[0].strip().strip("`").rstrip("/"),
+                         set(re.findall(r"`([a-z_]+)`", cells[-1]))))
+    return rows
+
+
+def allowed_imports(owner: str) -> set[str]:
+    """The packages of ours that FORBIDDEN lets `owner` import (tests/ aside)."""
+    return OURS - {owner, "tests"} - FORBIDDEN[owner]
+
+
+def test_layout_reader_sees_the_table():
+    text = ("# A\n\n## Layout\n\n| package | job | may import |\n|---|---|---|\n"
+            "| `engine/` | rules | nothing |\n| `run_engine` | root | `engine`, `gtp` |\n\n"
+            "## Next\n\n| `bench/` | not this table | `engine` |\n")
+    assert documented_layout(text) == [("engine", set()), ("run_engine", {"engine", "gtp"})]
+
+
+def test_architecture_doc_names_every_package_and_what_it_may_import():
+    documented = dict(documented_layout(ARCHITECTURE.read_text()))
+    assert documented == {owner: allowed_imports(owner) for owner in FORBIDDEN}
+
+
+def test_architecture_doc_lists_packages_in_dependency_order():
+    seen, late = set(), {}
+    for owner, allowed in documented_layout(ARCHITECTURE.read_text()):
+        if allowed - seen:
+            late[owner] = sorted(allowed - seen)
+        seen.add(owner)
+    assert late == {}

@@ -45,9 +45,9 @@ def sgf_moves(path):
 def replay(size: int, komi: float, rules: str, moves) -> GameState:
     """A GameState with (colour, vertex) moves played; each must be legal."""
     game = GameState(size, size, komi, rules_by_name(rules))
-    for colour, v in moves:
-        colour = BLACK if colour == "b" else WHITE
-        assert game.play(colour, parse_vertex(v, size, size)) == B.MOVE_OK
+    for color, v in moves:
+        color = BLACK if color == "b" else WHITE
+        assert game.play(color, parse_vertex(v, size, size)) == B.MOVE_OK
     return game
 
 
@@ -121,8 +121,8 @@ def test_random_opening_legal_deterministic_off_edge():
     assert a != random_opening(cfg, 6, random.Random("0:4"))
     assert [c for c, _ in a] == [BLACK, WHITE] * 3
     game = cfg.new_game()
-    for colour, p in a:
-        assert game.play(colour, p) == B.MOVE_OK
+    for color, p in a:
+        assert game.play(color, p) == B.MOVE_OK
         x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 

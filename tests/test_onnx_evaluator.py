@@ -220,14 +220,14 @@ def komi_wave(k, area):
 def liberties(stones, x, y):
     """Liberty count of the chain at (x, y); stones[y][x] in '.', 'B', 'W'."""
     h, w = len(stones), len(stones[0])
-    colour, chain, libs, todo = stones[y][x], {(x, y)}, set(), [(x, y)]
+    color, chain, libs, todo = stones[y][x], {(x, y)}, set(), [(x, y)]
     while todo:
         cx, cy = todo.pop()
         for nx, ny in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
             if 0 <= nx < w and 0 <= ny < h:
                 if stones[ny][nx] == ".":
                     libs.add((nx, ny))
-                elif stones[ny][nx] == colour and (nx, ny) not in chain:
+                elif stones[ny][nx] == color and (nx, ny) not in chain:
                     chain.add((nx, ny))
                     todo.append((nx, ny))
     return len(libs)
@@ -269,9 +269,9 @@ def replay(width, height, moves):
     """Stones and history (most recent first) after capture-free moves [(colour, vertex)]."""
     stones = [["."] * width for _ in range(height)]
     history = []
-    for colour, vertex in moves:
+    for color, vertex in moves:
         x, y = COLUMNS.index(vertex[0]), height - int(vertex[1:])
-        stones[y][x] = colour
+        stones[y][x] = color
         history.insert(0, (x, y))
     return ["".join(r) for r in stones], history
 

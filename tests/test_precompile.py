@@ -13,20 +13,20 @@ import pytest
 
 from engine import precompile
 from engine.evaluator import UniformEvaluator
+from engine.onnx_evaluator import OnnxEvaluator
 from engine.rollout import RolloutEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-class FakeNetwork:
-    class model:
-        feature_set = "katago-v7"
+class FakeModel:
+    feature_set = "katago-v7"
 
 
-def test_kind_of_each_evaluator():
-    assert precompile.evaluator_kind(RolloutEvaluator()) == "rollout"
-    assert precompile.evaluator_kind(FakeNetwork()) == "katago-v7"
-    assert precompile.evaluator_kind(UniformEvaluator()) is None
+def test_each_evaluator_declares_the_kernels_to_precompile():
+    assert RolloutEvaluator().capabilities.precompile_kind == "rollout"
+    assert OnnxEvaluator(FakeModel()).capabilities.precompile_kind == "katago-v7"
+    assert UniformEvaluator().capabilities.precompile_kind is None
 
 
 def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
@@ -37,7 +37,7 @@ def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
     (folder / "board.seed_rng-496.py311.nbi").write_bytes(b"")  # a small kernel only
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     assert precompile.cache_is_cold()
-    (folder / "search.select_batch-180.py311.nbi").write_bytes(b"")
+    (folder / "selection.select_batch-180.py311.nbi").write_bytes(b"")
     assert not precompile.cache_is_cold()
     assert precompile.start_helper("rollout") is None  # warm: no helper
 
@@ -48,10 +48,10 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
     subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
                    timeout=900)
     stored = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
-    assert {"rollout.rollout_batch", "search.expand_and_backup", "tree.copy_subtree",
-            "tree.find_child", "search.root_visit_gap", "board.play_unchecked",
+    assert {"rollout.rollout_batch", "backup.expand_and_backup", "tree.copy_subtree",
+            "tree.find_child", "search_limits.root_visit_gap", "board.play_unchecked",
             "board.legal_mask"} <= stored
-    assert "search.select_batch" not in stored  # the engine's own share
+    assert "selection.select_batch" not in stored  # the engine's own share
 
 
 def kernels_around_a_rollout_genmove():
@@ -127,7 +127,7 @@ def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path,
     assert not precompile.cache_is_cold()
     stored = {p: p.stat().st_mtime_ns for p in cache.rglob("*.nbi")}
     assert {p.name.split("-")[0] for p in stored} >= {
-        "search.select_batch", "search.expand_and_backup", "features.fill_batch"}
+        "selection.select_batch", "backup.expand_and_backup", "features.fill_batch"}
     game = subprocess.run([sys.executable, str(ROOT / "run_engine.py"), "--visits", "50"],
                           input="boardsize 9\ngenmove b\ngenmove w\nquit\n", env=env,
                           capture_output=True, text=True, timeout=900)

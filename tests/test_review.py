@@ -12,8 +12,9 @@ from sgfmill import sgf
 from engine import board as B
 from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
+from engine.coords import point_from_sgfmill
 from engine.engine import Engine
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.game import GameState
 from engine.rules import PRESETS
 from tournament import review
@@ -31,13 +32,13 @@ TEMPO = 0.5  # the fake evaluator's bonus for having the move
 class TempoEvaluator:
     """value = tanh(0.3 * (own stones - opponent stones) + TEMPO) for the side to move: every
     move costs its mover a little, a pass more, a capture less. Uniform policy."""
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def evaluate(self, batch):
         n = batch.count
-        colours = batch.boards[:n, B.ROW_COLOR]
-        black = (colours == BLACK).sum(axis=1)
-        white = (colours == WHITE).sum(axis=1)
+        colors = batch.boards[:n, B.ROW_COLOR]
+        black = (colors == BLACK).sum(axis=1)
+        white = (colors == WHITE).sum(axis=1)
         own = np.where(batch.to_move[:n] == BLACK, black - white, white - black)
         legal = batch.legal[:n].astype(np.float32)
         return Evaluation(legal / legal.sum(axis=1, keepdims=True),
@@ -72,18 +73,18 @@ def test_mistakes_are_the_winrate_drops_of_a_known_evaluation(tmp_path):
     # the same numbers from the stones, position by position
     state = GameState(9, 9, 7, PRESETS["chinese"])
     expected = []
-    for k, (colour, point) in enumerate(game.moves):
-        before = tempo_black_winrate(state, colour)
+    for k, (color, point) in enumerate(game.moves):
+        before = tempo_black_winrate(state, color)
         assert cache.positions[k].winrate == pytest.approx(before, abs=1e-6)
-        assert state.play(colour, point) == 0
-        after = tempo_black_winrate(state, WHITE if colour == BLACK else BLACK)
-        loss = (before - after) if colour == BLACK else (after - before)
-        expected.append((k + 1, "B" if colour == BLACK else "W", loss))
+        assert state.play(color, point) == 0
+        after = tempo_black_winrate(state, WHITE if color == BLACK else BLACK)
+        loss = (before - after) if color == BLACK else (after - before)
+        expected.append((k + 1, "B" if color == BLACK else "W", loss))
     found = mistakes(game, cache.positions)
-    for colour in "BW":
-        want = sorted((e for e in expected if e[1] == colour and e[2] > 0),
+    for color in "BW":
+        want = sorted((e for e in expected if e[1] == color and e[2] > 0),
                       key=lambda e: (-e[2], e[0]))
-        assert [(m.move, m.loss) for m in found[colour]] == \
+        assert [(m.move, m.loss) for m in found[color]] == \
             [(n, pytest.approx(loss, abs=1e-6)) for n, _, loss in want]
     # the passes cost the most, the capture (move 10) the least of White's moves
     assert found["B"][0].move == 11 and found["W"][0].move == 12
@@ -97,8 +98,8 @@ def comment_numbers(text: str) -> tuple[float, float]:
 
 
 def play_node(state: GameState, node) -> None:
-    colour, move = node.get_move()
-    assert state.play(BLACK if colour == "b" else WHITE, review.sgf_point(move, 9)) == 0, move
+    color, move = node.get_move()
+    assert state.play(BLACK if color == "b" else WHITE, point_from_sgfmill(move, 9)) == 0, move
 
 
 def replay_variations(node, state: GameState) -> int:

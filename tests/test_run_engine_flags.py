@@ -1,9 +1,8 @@
-"""run_engine's flags and config file map onto the evaluator and EngineConfig as documented."""
+"""dosaku's flags and config file map onto the evaluator and EngineConfig as documented."""
 
 import numpy as np
 import pytest
 
-import run_engine
 from engine.board import MOVE_OK
 from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK, WHITE
@@ -11,23 +10,25 @@ from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
 from engine.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
 from engine.rollout import RolloutEvaluator
+from launch import factory
+from launch import flags as launch_flags
 from tests.boards import game_from_diagram
 
 
 def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
-    args = run_engine.parse_flags([])
-    cfg = run_engine.engine_config(args)
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    args = launch_flags.parse_flags([])
+    cfg = factory.engine_config(args)
     assert (args.evaluator, cfg.time_per_move, cfg.search.batch_size) == ("rollout", 1.0, 8)
-    assert isinstance(run_engine.build_evaluator(args), RolloutEvaluator)
+    assert isinstance(factory.build_evaluator(args), RolloutEvaluator)
     assert cfg.time_per_move == 1.0 and cfg.visits == 0 and cfg.use_lcb
 
 
 def test_visit_limit_drops_the_default_time_limit():
-    args = run_engine.parse_flags(["--visits", "100", "--evaluator", "uniform", "--no-lcb"])
-    cfg = run_engine.engine_config(args)
+    args = launch_flags.parse_flags(["--visits", "100", "--evaluator", "uniform", "--no-lcb"])
+    cfg = factory.engine_config(args)
     assert (cfg.visits, cfg.time_per_move, cfg.use_lcb) == (100, 0.0, False)
-    assert isinstance(run_engine.build_evaluator(args), UniformEvaluator)
+    assert isinstance(factory.build_evaluator(args), UniformEvaluator)
     assert cfg.move_limits() == EngineConfig(visits=100).move_limits()  # the flag = the field
 
 
@@ -35,61 +36,61 @@ def test_config_file_is_overridden_by_the_command_line(tmp_path):
     cfg = tmp_path / "dosaku.cfg"
     cfg.write_text("# settings\nvisits = 50\nresign_threshold = 0.1  # lower\nlcb = false\n"
                    "komi = 6.5\n")
-    args = run_engine.parse_flags(["--config", str(cfg), "--visits", "70"])
+    args = launch_flags.parse_flags(["--config", str(cfg), "--visits", "70"])
     assert (args.visits, args.resign_threshold, args.lcb, args.komi) == (70, 0.1, False, 6.5)
 
 
 def test_bad_config_line_and_onnx_without_model_are_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", tmp_path / "absent.onnx")
     cfg = tmp_path / "bad.cfg"
     cfg.write_text("visits 50\n")
     with pytest.raises(SystemExit):
-        run_engine.parse_flags(["--config", str(cfg)])
+        launch_flags.parse_flags(["--config", str(cfg)])
     with pytest.raises(SystemExit):
-        run_engine.parse_flags(["--evaluator", "onnx"])
+        launch_flags.parse_flags(["--evaluator", "onnx"])
 
 
 def test_provider_choices_and_onnx_suffix_come_from_the_engine(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", tmp_path / "absent.onnx")
     for name in PROVIDERS:
-        assert run_engine.parse_flags(["--provider", name]).provider == name
+        assert launch_flags.parse_flags(["--provider", name]).provider == name
     with pytest.raises(SystemExit):
-        run_engine.parse_flags(["--provider", "tpu"])
+        launch_flags.parse_flags(["--provider", "tpu"])
     assert is_onnx_file("nets/b6.ONNX") and not is_onnx_file("nets/b6.bin.gz")
 
 
 def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_path,
                                                                           monkeypatch):
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", tmp_path / "absent.onnx")
     for flags in (["--int8"], ["--rollout-mix", "0.5"],
                   ["--rollout-mix", "0.5", "--evaluator", "uniform"],
                   ["--model", "net.onnx", "--rollout-mix", "1.5"],
                   ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
         with pytest.raises(SystemExit):
-            run_engine.parse_flags(flags)
+            launch_flags.parse_flags(flags)
 
 
 def test_value_bias_is_a_share_between_0_and_1_that_reaches_the_search_config():
-    args = run_engine.parse_flags(["--evaluator", "uniform", "--value-bias", "0.3"])
-    assert run_engine.engine_config(args).search.value_bias_factor == 0.3
-    args = run_engine.parse_flags(["--evaluator", "uniform"])
-    assert run_engine.engine_config(args).search.value_bias_factor == \
+    args = launch_flags.parse_flags(["--evaluator", "uniform", "--value-bias", "0.3"])
+    assert factory.engine_config(args).search.value_bias_factor == 0.3
+    args = launch_flags.parse_flags(["--evaluator", "uniform"])
+    assert factory.engine_config(args).search.value_bias_factor == \
         SearchConfig.value_bias_factor
     for value in ("1.5", "-0.1", "nan"):
         with pytest.raises(SystemExit):
-            run_engine.parse_flags(["--evaluator", "uniform", "--value-bias", value])
+            launch_flags.parse_flags(["--evaluator", "uniform", "--value-bias", value])
 
 
 @pytest.mark.parametrize("flag, field, top", [("--value-weight", "value_weight_exponent", 1.0),
                                               ("--noise-prune", "noise_prune_scale", 10.0)])
 def test_child_weighting_flags_reach_the_search_config_within_their_range(flag, field, top):
-    args = run_engine.parse_flags(["--evaluator", "uniform", flag, "0.25"])
-    assert getattr(run_engine.engine_config(args).search, field) == 0.25
-    args = run_engine.parse_flags(["--evaluator", "uniform"])
-    assert getattr(run_engine.engine_config(args).search, field) == getattr(SearchConfig, field)
+    args = launch_flags.parse_flags(["--evaluator", "uniform", flag, "0.25"])
+    assert getattr(factory.engine_config(args).search, field) == 0.25
+    args = launch_flags.parse_flags(["--evaluator", "uniform"])
+    assert getattr(factory.engine_config(args).search, field) == getattr(SearchConfig, field)
     for value in (str(top + 0.5), "-0.1", "nan"):
         with pytest.raises(SystemExit):
-            run_engine.parse_flags(["--evaluator", "uniform", flag, value])
+            launch_flags.parse_flags(["--evaluator", "uniform", flag, value])
 
 
 @pytest.mark.parametrize("flag, good, bad", [("--visits", "50", "-5"),
@@ -98,10 +99,10 @@ def test_child_weighting_flags_reach_the_search_config_within_their_range(flag, 
                                               ("--batch", "4", "0"),
                                               ("--resign-threshold", "0.1", "2")])
 def test_budget_flags_take_the_ranges_their_gtp_settings_take(flag, good, bad, capsys):
-    args = run_engine.parse_flags(["--evaluator", "uniform", flag, good])
+    args = launch_flags.parse_flags(["--evaluator", "uniform", flag, good])
     assert getattr(args, flag[2:].replace("-", "_")) == float(good)
     with pytest.raises(SystemExit):
-        run_engine.parse_flags(["--evaluator", "uniform", flag, bad])
+        launch_flags.parse_flags(["--evaluator", "uniform", flag, bad])
     assert f"{flag} {bad} is out of range" in capsys.readouterr().err
 
 
@@ -117,13 +118,13 @@ def test_int8_is_on_by_default_for_a_network_on_a_cpu_that_runs_it_fast(tmp_path
                               (True, ["--no-int8"], False), (False, ["--int8"], True),
                               (True, ["--provider", "cuda"], False),
                               (True, ["--evaluator", "uniform"], False)):
-        monkeypatch.setattr(run_engine, "cpu_runs_int8_fast", lambda fast=fast: fast)
-        assert run_engine.parse_flags(["--model", "net.onnx", *flags]).int8 is int8, flags
+        monkeypatch.setattr(launch_flags, "cpu_runs_int8_fast", lambda fast=fast: fast)
+        assert launch_flags.parse_flags(["--model", "net.onnx", *flags]).int8 is int8, flags
     cfg = tmp_path / "dosaku.cfg"
     cfg.write_text("int8 = false\n")
-    assert run_engine.parse_flags(["--config", str(cfg), "--model", "net.onnx"]).int8 is False
-    monkeypatch.setattr(run_engine, "SHIPPED_MODEL", tmp_path / "absent.onnx")
-    assert run_engine.parse_flags([]).int8 is False  # no network: nothing to quantize
+    assert launch_flags.parse_flags(["--config", str(cfg), "--model", "net.onnx"]).int8 is False
+    monkeypatch.setattr(launch_flags, "SHIPPED_MODEL", tmp_path / "absent.onnx")
+    assert launch_flags.parse_flags([]).int8 is False  # no network: nothing to quantize
 
 
 def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
@@ -132,8 +133,8 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     from engine.engine import Engine
     from engine.onnx_evaluator import OnnxModel
     from engine.raw_nn import raw_nn
-    shipped = run_engine.SHIPPED_MODEL
-    ev = run_engine.build_evaluator(run_engine.parse_flags(["--int8", "--boardsize", "9"]))
+    shipped = launch_flags.SHIPPED_MODEL
+    ev = factory.build_evaluator(launch_flags.parse_flags(["--int8", "--boardsize", "9"]))
     assert ev.model.source != shipped and ev.raw_model().source == shipped
     assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(ev.model.source)).graph.node)
     engine = Engine(9, 9, 7.0, evaluator=ev)
@@ -151,9 +152,9 @@ def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
     from engine.engine import Engine
     from engine.rollout import MixedEvaluator
     from tests.test_search_rollout import SETTLED, _batch
-    args = run_engine.parse_flags(["--model", str(b6c96_file), "--rollout-mix", "0.25",
+    args = launch_flags.parse_flags(["--model", str(b6c96_file), "--rollout-mix", "0.25",
                                    "--threads", "1"])
-    ev = run_engine.build_evaluator(args)
+    ev = factory.build_evaluator(args)
     assert isinstance(ev, MixedEvaluator) and ev.lam == 0.25
     ev.net.symmetry = 0  # the same orientation for both evaluations below
     # settled: every playout ends B-5.5, so Black's rollout value is exactly -1
@@ -171,12 +172,12 @@ def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
 
 def test_threads_are_evaluations_in_flight_of_one_thread_each(b6c96_file):
     from engine.onnx_evaluator import OnnxEvaluator
-    ev = run_engine.build_evaluator(run_engine.parse_flags(["--model", str(b6c96_file),
+    ev = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
                                                             "--threads", "3"]))
-    assert isinstance(ev, OnnxEvaluator) and ev.parallel_calls == 3
+    assert isinstance(ev, OnnxEvaluator) and ev.capabilities.parallel_calls == 3
     assert ev.model.session.get_session_options().intra_op_num_threads == 1
     # the playout mix is evaluated one call at a time, on --threads network threads
-    mixed = run_engine.build_evaluator(run_engine.parse_flags(["--model", str(b6c96_file),
+    mixed = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
                                                                "--rollout-mix", "0.5"]))
-    assert getattr(mixed, "parallel_calls", 1) == 1
+    assert mixed.capabilities.parallel_calls == 1
     assert mixed.net.model.session.get_session_options().intra_op_num_threads == 2

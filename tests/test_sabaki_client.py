@@ -49,8 +49,8 @@ def run_session(*engine_args: str) -> dict:
 
 def synced_game() -> GameState:
     game = GameState(SIZE, SIZE, 6.5, PRESETS["chinese"])
-    for colour, vertex in HISTORY:
-        assert game.play(BLACK if colour == "B" else WHITE, parse_vertex(vertex, SIZE, SIZE)) == 0
+    for color, vertex in HISTORY:
+        assert game.play(BLACK if color == "B" else WHITE, parse_vertex(vertex, SIZE, SIZE)) == 0
     return game
 
 
@@ -69,11 +69,11 @@ def board_from_showboard(text: str) -> dict[str, str]:
 def check_pv_is_legal(pv: list[str]) -> None:
     """The variation replays from the synced position, Black first, every move legal."""
     game = synced_game()
-    colour = BLACK
+    color = BLACK
     for vertex in pv:
         point = parse_vertex(vertex, SIZE, SIZE)
-        assert point is not None and game.play(colour, point) == 0, pv
-        colour = WHITE if colour == BLACK else BLACK
+        assert point is not None and game.play(color, point) == 0, pv
+        color = WHITE if color == BLACK else BLACK
 
 
 def check_analysis(stream: dict, kata: bool) -> None:
@@ -133,10 +133,11 @@ def test_sabaki_session_with_random_playouts():
 
 
 def test_sabaki_session_with_the_katago_net(b6c96_file):
-    import run_engine
-    from networks.cache import int8_for, onnx_for
+    from launch.flags import parse_flags
+    from networks.cache import onnx_for
+    from networks.int8_copy import int8_for
     # On a CPU with AVX2 the engine quantizes the net the first time it starts (about a minute,
     # cached afterwards): done here first, so the session's deadline times the protocol only.
-    if run_engine.parse_flags(["--model", str(b6c96_file)]).int8:
+    if parse_flags(["--model", str(b6c96_file)]).int8:
         assert int8_for(onnx_for(b6c96_file)) is not None
     check_session(run_session("--model", str(b6c96_file), "--visits", "30"))

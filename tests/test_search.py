@@ -10,12 +10,15 @@ from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import action_from_point, point_from_action
-from engine.evaluator import Evaluation, PositionBatch, UniformEvaluator
+from engine.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
 from engine.game import GameState, restricted_view
 from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
-from engine.search import KIND_EVAL, KIND_EVAL_END, Search, SearchLimits
+from engine.search import Search
+from engine.search_buffers import KIND_EVAL, KIND_EVAL_END
+from engine.search_limits import SearchLimits
 from tests.boards import game_from_diagram, vertex
+from tests.evaluators import SkewedEvaluator
 
 SMALL = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
 
@@ -264,7 +267,7 @@ class _PathCheckingEvaluator:
     """Compares every batch row with batch_row_from_game on the game replayed along the row's
     tree path: the search must hand the network exactly what the game record would."""
 
-    needs_history = True
+    capabilities = Capabilities()
 
     def __init__(self, game):
         self.game = game
@@ -320,3 +323,28 @@ def test_batch_rows_equal_the_game_record_pipeline():
     ev.search = s
     s.run(g, g.to_move, SearchLimits(playouts=400))
     assert ev.rows_checked > 300 and ev.max_depth >= 3
+
+
+class _Undeclared:
+    """An evaluator that says nothing about itself."""
+
+    def evaluate(self, batch):
+        return UniformEvaluator().evaluate(batch)
+
+
+class _MisDeclared(_Undeclared):
+    capabilities = {"needs_history": False}  # not a Capabilities
+
+
+@pytest.mark.parametrize("evaluator", [_Undeclared(), _MisDeclared()])
+def test_an_evaluator_must_declare_its_capabilities(evaluator):
+    name = type(evaluator).__name__
+    with pytest.raises(TypeError, match=f"{name} declares no capabilities"):
+        Search(evaluator)
+
+
+def test_declared_capabilities_set_the_search_up():
+    assert not Search(UniformEvaluator()).want_history  # Capabilities(needs_history=False)
+    assert Search(SkewedEvaluator(26)).want_history
+    assert Search(RolloutEvaluator()).ucb1  # no priors: UCB1 although the config says PUCT
+    assert not Search(UniformEvaluator()).ucb1

@@ -11,9 +11,10 @@ from engine import board as B
 from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK
-from engine.evaluator import Evaluation
+from engine.evaluator import Capabilities, Evaluation
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 
 CFG = SearchConfig(batch_size=8, max_nodes=50_000, max_edges=1_000_000)
 
@@ -22,10 +23,8 @@ class SlowEvaluator:
     """Uniform policy and a value fixed per position; each call sleeps `delay` seconds (as a
     network call does, without the GIL) and records its size and how many calls overlapped."""
 
-    needs_history = False
-
     def __init__(self, parallel_calls=2, delay=0.002, fail_at=None):
-        self.parallel_calls = parallel_calls
+        self.capabilities = Capabilities(needs_history=False, parallel_calls=parallel_calls)
         self.delay = delay
         self.fail_at = fail_at
         self.sizes = []

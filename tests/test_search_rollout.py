@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.constants import BLACK, WHITE
-from engine.evaluator import Evaluation, PositionBatch
+from engine.evaluator import Capabilities, Evaluation, PositionBatch
 from engine.rollout import MixedEvaluator, RolloutEvaluator
 from engine.rules import PRESETS
 from tests.boards import game_from_diagram
@@ -54,7 +54,7 @@ def test_handicap_bonus_is_part_of_the_komi():
 
 
 class _ConstantNet:
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def evaluate(self, batch):
         n = batch.count

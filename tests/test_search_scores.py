@@ -8,8 +8,9 @@ from engine.config import EngineConfig, SearchConfig
 from engine.constants import BLACK
 from engine.coords import point_from_xy
 from engine.engine import Engine
-from engine.evaluator import Evaluation
-from engine.search import Search, SearchLimits
+from engine.evaluator import Capabilities, Evaluation
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from gtp.analysis import Request, format_kata
 from tests.boards import game_from_diagram
 
@@ -19,7 +20,7 @@ EMPTY5 = ". . . . .\n" * 5
 class ScoreNet:
     """Uniform over the moves (never pass, so no line ends), value 0, and from Black's view a
     lead of 1 and a final score distributed with mean `mean` and stdev `stdev`."""
-    needs_history = False
+    capabilities = Capabilities(needs_history=False)
 
     def __init__(self, mean=3.0, stdev=4.0):
         self.mean, self.stdev = mean, stdev

@@ -9,7 +9,8 @@ import numpy as np
 from engine import tree as T
 from engine.config import FloatParam, SearchConfig
 from engine.constants import BLACK
-from engine.search import _select_child, score_utility
+from engine.scores import score_utility
+from engine.selection import _select_child
 
 ACTIONS = 10  # a 3x3 board and pass
 

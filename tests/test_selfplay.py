@@ -13,14 +13,13 @@ import pytest
 
 from engine.constants import BLACK, PASS_POINT, WHITE
 from engine.coords import xy_from_point
-from engine.evaluator import PositionBatch
 from engine.game import GameState
-from engine.positions import batch_row_from_game
+from engine.positions import position_batch
 from engine.rules import PRESETS
 from reference_rules import RefGame
 from training.chunks import load_chunks, read_manifest
-from training.selfplay import (GameSpec, Players, SelfPlaySettings, games_in, generate, main,
-                               play_game)
+from training.selfplay import games_in, generate, main
+from training.selfplay_game import GameSpec, Players, SelfPlaySettings, play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 NET = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -176,10 +175,8 @@ def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
     rows = result.rows
     reference = OnnxEvaluator(OnnxModel(onnx, threads=1), symmetry=0)
     game = GameState(7, 7, 7.0, PRESETS["chinese"])
-    batch = PositionBatch(1, 7, 7, 7.0, PRESETS["chinese"])
     for i, (color, point) in enumerate(result.moves):
-        batch_row_from_game(batch, 0, game)
-        batch.count = 1
+        batch = position_batch(game)
         direct = reference.outputs(batch)
         np.testing.assert_allclose(rows.teacher["teacher_policy"][i], direct.policy[0], atol=1e-5)
         np.testing.assert_allclose(rows.teacher["teacher_value"][i], direct.wdl[0], atol=1e-5)

@@ -1,6 +1,6 @@
 """tournament.soak: a short soak of Dosaku against GNU Go level 10 under a byo-yomi clock sent as
-kgs-time_settings / time_left (the long runs and their figures are in the README; the soak
-against GNU Go under a real clock is marked slow, the quick run checks the clock's plumbing
+kgs-time_settings / time_left (the long runs and their figures are in docs/reliability.md; the
+soak against GNU Go under a real clock is marked slow, the quick run checks the clock's plumbing
 with scripted engines), and the summary arithmetic on hand-made records."""
 
 import json
@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def record(game, black, white, winner_engine, reason, spare=None):
-    colour = "B" if winner_engine == black else "W"
+    color = "B" if winner_engine == black else "W"
     return {"game": game, "black": black, "white": white, "winner_engine": winner_engine,
-            "winner": colour if winner_engine else None, "reason": reason,
+            "winner": color if winner_engine else None, "reason": reason,
             "time_spare": spare or {}}
 
 

@@ -4,12 +4,14 @@ import numpy as np
 import pytest
 
 from engine import tree as T
-from engine.config import SearchConfig
-from engine.constants import BLACK
+from engine.config import FloatParam, SearchConfig
+from engine.constants import BLACK, WHITE
 from engine.coords import point_from_action
 from engine.evaluator import UniformEvaluator
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.scores import score_utility
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
 
 
@@ -123,3 +125,66 @@ def test_reused_subtree_keeps_what_its_visits_backed_up_for_selection():
     g.play(BLACK, point_from_action(action, 9, 9))
     assert s.update_with_move(g) == before[()][0]
     assert _selection_sums(s.tree, s.root) == before
+
+
+def _plain_selection_sums(t, root, fp):
+    """Node -> (utility sum, squared-utility sum) as fresh backups of the tree's evaluations
+    at fp's score centre give them, counted plainly: every evaluation in a node's subtree adds
+    its own utility, sign-flipped by the plies between them."""
+    center = fp[FloatParam.score_center]
+    depth, order, stack = {root: 0}, [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        s = int(t.node_edge_start[node])
+        for c in t.edge_child[s:s + int(t.node_num_children[node])]:
+            depth[int(c)] = depth[node] + 1
+            stack.append(int(c))
+
+    def own(node):
+        c = center if depth[node] % 2 == 1 else -center
+        s = int(t.node_edge_start[node])
+        children = t.edge_child[s:s + int(t.node_num_children[node])]
+        count = int(t.node_visits[node]) - int(t.node_visits[children].sum())
+        return count, float(t.node_value[node]) + score_utility(float(t.node_score[node]), c, fp)
+
+    sums = {}
+    for a in order:
+        total = square = 0.0
+        below = [a]
+        while below:
+            d = below.pop()
+            count, u = own(d)
+            total += (-1) ** (depth[d] - depth[a]) * count * u
+            square += count * u * u
+            s = int(t.node_edge_start[d])
+            below.extend(int(c) for c in t.edge_child[s:s + int(t.node_num_children[d])])
+        sums[a] = (total, square)
+    return sums
+
+
+def test_reused_visits_count_around_the_new_searchs_score_centre():
+    # the centre of the score utility follows the root's expected score from search to search;
+    # the visits a reused tree kept must be counted around the new centre, as new ones are
+    g = GameState(9, 9, 7.0)
+    cfg = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
+    ev = SkewedEvaluator(82, decay=0.7, seed=5, spread=0.8, score_per_value=20)
+    s = Search(ev, cfg, log=lambda m: None)
+    s.run(g, BLACK, SearchLimits(playouts=800))
+    st = s.root_stats()
+    action = int(st.actions[np.argmax(st.visits)])
+    g.play(BLACK, point_from_action(action, 9, 9))
+    assert s.update_with_move(g) > 100
+    t = s.tree
+    center = 0.8 * -float(t.node_score_sum[s.root]) / float(t.node_visits[s.root])
+    s.run(g, WHITE, SearchLimits(playouts=200))
+    fp, _ = s._kernel_params(g, 0.0)
+    fp[FloatParam.score_center] = center
+    expected = _plain_selection_sums(t, s.root, fp)
+    assert len(expected) > 300
+    for node, (total, square) in expected.items():
+        assert t.node_sel[node, 1] == pytest.approx(total, rel=1e-9, abs=1e-6)
+        assert t.node_utility_sq[node] == pytest.approx(square, rel=1e-9, abs=1e-6)
+    fp[FloatParam.score_center] = center + 3.0  # the centre matters to these sums
+    moved = _plain_selection_sums(t, s.root, fp)
+    assert abs(moved[s.root][0] - expected[s.root][0]) > 1.0

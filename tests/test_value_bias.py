@@ -10,7 +10,8 @@ from engine.config import SearchConfig
 from engine.constants import BLACK, NULL_POINT, WHITE
 from engine.coords import point_from_action
 from engine.game import GameState
-from engine.search import Search, SearchLimits
+from engine.search import Search
+from engine.search_limits import SearchLimits
 from tests.boards import board_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 

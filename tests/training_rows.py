@@ -12,19 +12,16 @@ import numpy as np
 from engine.area import calculate_area
 from engine.constants import BLACK, PASS_POINT
 from engine.coords import action_from_point, point_from_xy
-from engine.evaluator import PositionBatch
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.game import GameState
-from engine.positions import batch_row_from_game
+from engine.positions import position_batch
 from engine.rules import PRESETS
 from training.chunks import Rows, pack_spatial
 
 
 def features(game: GameState, symmetry: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Input planes [22, H, W] and globals [19] of the game's position."""
-    batch = PositionBatch(1, game.width, game.height, game.komi, game.rules)
-    batch_row_from_game(batch, 0, game)
-    batch.count = 1
+    batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
     fill_features(batch, spatial, glob, np.array([symmetry], np.int64),

@@ -67,8 +67,8 @@ def set_up(ctrl: GtpController, pos: Position, label: str, timeouts: tuple[float
             pass  # an engine without these rules plays its own; its moves are still checked
     if pos.handicap:
         send(ctrl, "set_free_handicap " + " ".join(pos.handicap), label, admin)
-    for colour, vertex in pos.moves:
-        send(ctrl, f"play {colour} {vertex}", label, admin)
+    for color, vertex in pos.moves:
+        send(ctrl, f"play {color} {vertex}", label, admin)
 
 
 def checked_move(pos: Position, answer: str, label: str) -> str:

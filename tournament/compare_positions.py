@@ -20,7 +20,7 @@ from engine.constants import BLACK, WHITE
 from engine.coords import format_vertex, parse_vertex
 from engine.game import GameState
 from engine.rules import rules_by_name
-from tournament.match_game import colour_letter, why_illegal
+from tournament.match_game import color_letter, why_illegal
 from tournament.review import ReviewError, load_game
 
 
@@ -51,8 +51,8 @@ class Position:
         game = GameState(self.size, self.size, self.komi, rules_by_name(self.rules))
         if self.handicap:
             game.place_handicap([self.point(v) for v in self.handicap])
-        for colour, vertex in self.moves:
-            game.play(BLACK if colour == "b" else WHITE, self.point(vertex))
+        for color, vertex in self.moves:
+            game.play(BLACK if color == "b" else WHITE, self.point(vertex))
         return game
 
     def point(self, vertex: str) -> int | None:
@@ -76,14 +76,14 @@ def replay(pid: str, size: int, komi: float, rules: str, handicap: list[str],
     game = GameState(size, size, komi, rules_by_name(rules))
     if handicap and not game.place_handicap([parse_vertex(v, size, size) for v in handicap]):
         raise PositionError(f"{pid}: bad handicap stones {' '.join(handicap)}")
-    for k, (colour, vertex) in enumerate(moves):
+    for k, (color, vertex) in enumerate(moves):
         point = parse_vertex(vertex, size, size)
         why = "not a vertex" if point is None else \
-            why_illegal(game, BLACK if colour == "b" else WHITE, point)
+            why_illegal(game, BLACK if color == "b" else WHITE, point)
         if why is not None:
-            raise PositionError(f"{pid}: move {k + 1} {colour.upper()} {vertex} is illegal "
+            raise PositionError(f"{pid}: move {k + 1} {color.upper()} {vertex} is illegal "
                                 f"({why})")
-        game.play(BLACK if colour == "b" else WHITE, point)
+        game.play(BLACK if color == "b" else WHITE, point)
     return Position(pid, size, komi, rules, tuple(handicap), tuple(moves))
 
 
@@ -98,7 +98,7 @@ def sgf_positions(path: str, per_game: int, skip: int, seed: int) -> list[Positi
     if game.white or (game.black and game.first != WHITE):
         raise PositionError(f"{path}: set-up stones other than handicap are not supported")
     handicap = [game.vertex(p) for p in game.black]
-    moves = [(colour_letter(c), game.vertex(p)) for c, p in game.moves]
+    moves = [(color_letter(c), game.vertex(p)) for c, p in game.moves]
     full = replay(path, game.size, game.komi, game.rules, handicap, moves)
     candidates = [n for n in range(skip, len(moves))
                   if not (n >= 2 and moves[n - 1][1] == moves[n - 2][1] == "pass")]

@@ -92,14 +92,14 @@ class MatchConfig:
         return GameState(self.size, self.size, self.komi, rules)
 
 
-def colour_letter(colour: int) -> str:
+def color_letter(color: int) -> str:
     """`b` or `w`: the colour as GTP commands and sgfmill write it."""
-    return "b" if colour == BLACK else "w"
+    return "b" if color == BLACK else "w"
 
 
-def why_illegal(game: GameState, colour: int, point: int) -> str | None:
+def why_illegal(game: GameState, color: int, point: int) -> str | None:
     """None when the move is legal on the GameState, else why it is not (nothing is played)."""
-    err = game.move_error(colour, point)
+    err = game.move_error(color, point)
     return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
 
 
@@ -130,18 +130,18 @@ class GameResult:
 def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
     """n random moves legal under the match's rules (black first), off the first line on
     boards of 7 and more."""
-    game, colour = cfg.new_game(), BLACK
+    game, color = cfg.new_game(), BLACK
     edge = 1 if cfg.size >= 7 else 0
     points = [point_from_xy(x, y, cfg.size) for y in range(edge, cfg.size - edge)
               for x in range(edge, cfg.size - edge)]
     while len(game.moves) < n:
         rng.shuffle(points)
         for p in points:
-            if game.play(colour, p) == B.MOVE_OK:
+            if game.play(color, p) == B.MOVE_OK:
                 break
         else:
             break
-        colour = opponent(colour)
+        color = opponent(color)
     return game.moves
 
 
@@ -153,16 +153,16 @@ def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
             vertices = line.split("#")[0].split()
             if not vertices:
                 continue
-            game, colour = cfg.new_game(), BLACK
+            game, color = cfg.new_game(), BLACK
             for v in vertices:
                 p = parse_vertex(v, cfg.size, cfg.size)
                 if p is None:
                     raise MatchError(f"{path}:{lineno}: {v!r} is not a vertex on the board")
-                why = why_illegal(game, colour, p)
+                why = why_illegal(game, color, p)
                 if why is not None:
                     raise MatchError(f"{path}:{lineno}: illegal opening move {v} ({why})")
-                game.play(colour, p)
-                colour = opponent(colour)
+                game.play(color, p)
+                color = opponent(color)
             openings.append(game.moves)
     if not openings:
         raise MatchError(f"{path}: no openings")
@@ -175,7 +175,7 @@ def game_result(winner: int | None, reason: str, score: float | None) -> str:
     if reason == "void":
         return "Void"
     code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)
-    return f"{colour_letter(winner).upper()}+{code}" if code else result_string(score)
+    return f"{color_letter(winner).upper()}+{code}" if code else result_string(score)
 
 
 def parse_final_score(text: str) -> float:
@@ -259,9 +259,9 @@ class EngineSlots:
 class _Loss(Exception):
     """Ends a game: `colour` loses for `reason`."""
 
-    def __init__(self, colour: int, reason: str, detail: str):
+    def __init__(self, color: int, reason: str, detail: str):
         super().__init__(detail)
-        self.colour, self.reason, self.detail = colour, reason, detail
+        self.color, self.reason, self.detail = color, reason, detail
 
 
 class _Void(Exception):
@@ -278,7 +278,7 @@ class GameRunner:
         self.clocks: dict[int, PlayerClock] = {}  # per colour, for the game being played
         self.spare: dict[int, float] = {}  # least clock time a colour had left after a move
 
-    def _call(self, colour: int, ctrl: GtpController, command: str, timeout: float | None,
+    def _call(self, color: int, ctrl: GtpController, command: str, timeout: float | None,
               optional: bool = False) -> str | None:
         """Send to the engine playing `colour`; its crash or time-out loses the game.
 
@@ -286,66 +286,66 @@ class GameRunner:
         try:
             return ctrl.send(command, timeout)
         except EngineTimeout as exc:
-            raise _Loss(colour, "timeout", f"{command}: {exc}") from None
+            raise _Loss(color, "timeout", f"{command}: {exc}") from None
         except EngineError as exc:
-            raise _Loss(colour, "crash", f"{command}: {exc}") from None
+            raise _Loss(color, "crash", f"{command}: {exc}") from None
         except GtpFailure:
             if optional:
                 return None
             raise
 
-    def _setup(self, colour: int, k: int) -> GtpController:
+    def _setup(self, color: int, k: int) -> GtpController:
         try:
             ctrl = self.slots.get(k)
         except EngineError as exc:
-            raise _Loss(colour, "crash", str(exc)) from None
+            raise _Loss(color, "crash", str(exc)) from None
         cfg = self.cfg
         first = STARTUP_TIMEOUT if k in self.slots.fresh else ADMIN_TIMEOUT
         self.slots.fresh.discard(k)
         try:
-            self._call(colour, ctrl, f"boardsize {cfg.size}", first)
-            self._call(colour, ctrl, "clear_board", ADMIN_TIMEOUT)
-            self._call(colour, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
+            self._call(color, ctrl, f"boardsize {cfg.size}", first)
+            self._call(color, ctrl, "clear_board", ADMIN_TIMEOUT)
+            self._call(color, ctrl, f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
         except GtpFailure as exc:
             raise MatchError(f"engine {cfg.engines[k]!r} refused the set-up: {exc}") from None
         if self.slots.knows_rules.get(k):
-            self._call(colour, ctrl, f"kgs-rules {cfg.rules}", ADMIN_TIMEOUT, optional=True)
+            self._call(color, ctrl, f"kgs-rules {cfg.rules}", ADMIN_TIMEOUT, optional=True)
         if self.clock is not None:
-            self._announce_clock(colour, ctrl)
+            self._announce_clock(color, ctrl)
         elif cfg.game_time is not None:
             main = math.ceil(cfg.game_time)
-            self._call(colour, ctrl, f"time_settings {main} 0 0", ADMIN_TIMEOUT, optional=True)
+            self._call(color, ctrl, f"time_settings {main} 0 0", ADMIN_TIMEOUT, optional=True)
         elif cfg.move_time is not None:
             per = math.ceil(cfg.move_time)
-            self._call(colour, ctrl, f"time_settings 0 {per} 1", ADMIN_TIMEOUT, optional=True)
+            self._call(color, ctrl, f"time_settings 0 {per} 1", ADMIN_TIMEOUT, optional=True)
         return ctrl
 
-    def _announce_clock(self, colour: int, ctrl: GtpController) -> None:
+    def _announce_clock(self, color: int, ctrl: GtpController) -> None:
         """The clock as configured; an engine refusing kgs-time_settings gets time_settings
         (what kgsGtp and gtp2ogs do)."""
         command = self.clock.settings_command(self.cfg.clock_command)
-        if self._call(colour, ctrl, command, ADMIN_TIMEOUT, optional=True) is None and \
+        if self._call(color, ctrl, command, ADMIN_TIMEOUT, optional=True) is None and \
                 self.cfg.clock_command != "time_settings":
-            self._call(colour, ctrl, self.clock.settings_command("time_settings"),
+            self._call(color, ctrl, self.clock.settings_command("time_settings"),
                        ADMIN_TIMEOUT, optional=True)
 
-    def _move_timeout(self, colour: int, used: dict[int, float],
+    def _move_timeout(self, color: int, used: dict[int, float],
                       ctrl: GtpController) -> float | None:
         """Seconds allowed for this genmove (after telling the engine its clock)."""
         cfg = self.cfg
-        letter = colour_letter(colour)
+        letter = color_letter(color)
         limits = []
         if self.clock is not None:
-            seconds, stones = self.clocks[colour].time_left()
-            self._call(colour, ctrl, f"time_left {letter} {seconds} {stones}", ADMIN_TIMEOUT,
+            seconds, stones = self.clocks[color].time_left()
+            self._call(color, ctrl, f"time_left {letter} {seconds} {stones}", ADMIN_TIMEOUT,
                        True)
-            limits.append(self.clocks[colour].allowance())
+            limits.append(self.clocks[color].allowance())
         elif cfg.game_time is not None:
-            left = max(0.0, cfg.game_time - used[colour])
-            self._call(colour, ctrl, f"time_left {letter} {int(left)} 0", ADMIN_TIMEOUT, True)
+            left = max(0.0, cfg.game_time - used[color])
+            self._call(color, ctrl, f"time_left {letter} {int(left)} 0", ADMIN_TIMEOUT, True)
             limits.append(left)
         elif cfg.move_time is not None:
-            self._call(colour, ctrl, f"time_left {letter} {math.ceil(cfg.move_time)} 1",
+            self._call(color, ctrl, f"time_left {letter} {math.ceil(cfg.move_time)} 1",
                        ADMIN_TIMEOUT, True)
         if cfg.move_time is not None:
             limits.append(cfg.move_time)
@@ -369,7 +369,7 @@ class GameRunner:
             score, scorer, detail = self._score(game)
             winner = BLACK if score > 0 else WHITE if score < 0 else None
         except _Loss as loss:
-            winner, reason, detail = opponent(loss.colour), loss.reason, loss.detail
+            winner, reason, detail = opponent(loss.color), loss.reason, loss.detail
         except _Void as void:
             reason, detail = "void", str(void)
         self.slots.discard_broken()
@@ -377,12 +377,12 @@ class GameRunner:
         result = GameResult(
             game=index, black=slot[BLACK] + 1, white=slot[WHITE] + 1, black_name=names[BLACK],
             white_name=names[WHITE], result=game_result(winner, reason, score),
-            winner=colour_letter(winner).upper() if winner else None,
+            winner=color_letter(winner).upper() if winner else None,
             winner_engine=slot[winner] + 1 if winner else None, reason=reason, detail=detail,
             score=score, scorer=scorer, moves=len(game.moves), opening=len(opening),
             seconds=round(time.monotonic() - start, 3),
-            time_used={colour_letter(c).upper(): round(t, 3) for c, t in used.items()},
-            time_spare={colour_letter(c).upper(): round(t, 3) for c, t in self.spare.items()})
+            time_used={color_letter(c).upper(): round(t, 3) for c, t in used.items()},
+            time_spare={color_letter(c).upper(): round(t, 3) for c, t in self.spare.items()})
         return result, game.moves
 
     def _vertex(self, p: int) -> str:
@@ -390,65 +390,65 @@ class GameRunner:
 
     def _play_opening(self, ctrls, game: GameState, opening: list[Move]) -> None:
         """Both engines play the opening; a move either refuses voids the game (unplayed)."""
-        for colour, p in opening:
-            if why_illegal(game, colour, p) is not None:
+        for color, p in opening:
+            if why_illegal(game, color, p) is not None:
                 raise MatchError(f"opening move {self._vertex(p)} is illegal")
             for c in (BLACK, WHITE):
                 try:
-                    self._call(c, ctrls[c], f"play {colour_letter(colour)} {self._vertex(p)}",
+                    self._call(c, ctrls[c], f"play {color_letter(color)} {self._vertex(p)}",
                                ADMIN_TIMEOUT)
                 except GtpFailure as exc:
                     raise _Void(f"opening move refused: {exc}") from None
-            game.play(colour, p)
+            game.play(color, p)
 
     def _play_moves(self, ctrls, game: GameState, used: dict[int, float]) -> str:
         """Alternate genmove/play until the game ends; return 'passes' or 'max-moves'."""
-        colour = opponent(game.moves[-1][0]) if game.moves else BLACK
+        color = opponent(game.moves[-1][0]) if game.moves else BLACK
         while len(game.moves) < self.cfg.move_limit:
-            mover, listener = ctrls[colour], ctrls[opponent(colour)]
-            letter = colour_letter(colour)
-            timeout = self._move_timeout(colour, used, mover)
+            mover, listener = ctrls[color], ctrls[opponent(color)]
+            letter = color_letter(color)
+            timeout = self._move_timeout(color, used, mover)
             t0 = time.monotonic()
             try:
-                answer = self._call(colour, mover, f"genmove {letter}", timeout)
+                answer = self._call(color, mover, f"genmove {letter}", timeout)
             except GtpFailure as exc:
-                raise _Loss(colour, "illegal", f"genmove failed: {exc.message}") from None
+                raise _Loss(color, "illegal", f"genmove failed: {exc.message}") from None
             elapsed = time.monotonic() - t0
-            used[colour] += elapsed
-            self._charge_clock(colour, elapsed)
+            used[color] += elapsed
+            self._charge_clock(color, elapsed)
             if self.cfg.game_time is not None and \
-                    used[colour] > self.cfg.game_time + self.cfg.time_margin:
-                raise _Loss(colour, "timeout", f"game time used up ({used[colour]:.1f} s)")
+                    used[color] > self.cfg.game_time + self.cfg.time_margin:
+                raise _Loss(color, "timeout", f"game time used up ({used[color]:.1f} s)")
             if answer.strip().lower() == "resign":
-                raise _Loss(colour, "resign", "")
+                raise _Loss(color, "resign", "")
             p = parse_vertex(answer, self.cfg.size, self.cfg.size)
             if p is None:
-                raise _Loss(colour, "illegal", f"unreadable move {answer!r}")
-            why = why_illegal(game, colour, p)
+                raise _Loss(color, "illegal", f"unreadable move {answer!r}")
+            why = why_illegal(game, color, p)
             if why is not None:
-                raise _Loss(colour, "illegal", f"{letter.upper()} {answer}: {why}")
-            game.play(colour, p)
+                raise _Loss(color, "illegal", f"{letter.upper()} {answer}: {why}")
+            game.play(color, p)
             try:
-                self._call(opponent(colour), listener, f"play {letter} {self._vertex(p)}",
+                self._call(opponent(color), listener, f"play {letter} {self._vertex(p)}",
                            ADMIN_TIMEOUT)
             except GtpFailure as exc:
                 why = f"{letter.upper()} {answer} rejected by opponent: {exc.message}"
-                raise _Loss(colour, "illegal", why) from None
+                raise _Loss(color, "illegal", why) from None
             if game.is_over():
                 return "passes"
-            colour = opponent(colour)
+            color = opponent(color)
         return "max-moves"
 
-    def _charge_clock(self, colour: int, elapsed: float) -> None:
+    def _charge_clock(self, color: int, elapsed: float) -> None:
         """Take the move's time (less the margin) off the clock; a loss on time if it ran out."""
-        clock = self.clocks.get(colour)
+        clock = self.clocks.get(color)
         if clock is None:
             return
         charged = max(0.0, elapsed - self.cfg.time_margin)
         spare = clock.allowance() - charged
-        self.spare[colour] = min(spare, self.spare.get(colour, spare))
+        self.spare[color] = min(spare, self.spare.get(color, spare))
         if not clock.spend(charged):
-            raise _Loss(colour, "timeout", f"clock ran out ({elapsed:.2f} s for the move, "
+            raise _Loss(color, "timeout", f"clock ran out ({elapsed:.2f} s for the move, "
                                            f"{clock.spec} clock)")
 
     def _score(self, game: GameState) -> tuple[float, str, str]:
@@ -469,6 +469,6 @@ class GameRunner:
         ref.send(f"boardsize {cfg.size}", ADMIN_TIMEOUT)
         ref.send("clear_board", ADMIN_TIMEOUT)
         ref.send(f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
-        for colour, p in moves:
-            ref.send(f"play {colour_letter(colour)} {self._vertex(p)}", ADMIN_TIMEOUT)
+        for color, p in moves:
+            ref.send(f"play {color_letter(color)} {self._vertex(p)}", ADMIN_TIMEOUT)
         return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))

@@ -12,7 +12,7 @@ from sgfmill import common, sgf
 
 from engine.coords import format_vertex
 from tournament.elo import estimate, format_elo
-from tournament.match_game import GameResult, MatchConfig, Move, colour_letter
+from tournament.match_game import GameResult, MatchConfig, Move, color_letter
 
 
 def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -> None:
@@ -34,10 +34,10 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -
                      else f"{spec.count}/{spec.period:g} Canadian")
     root.set("C", f"engine {rec.black} black, engine {rec.white} white; "
                   f"end: {rec.reason} {rec.detail}".strip())
-    for i, (colour, p) in enumerate(moves):
+    for i, (color, p) in enumerate(moves):
         node = game.extend_main_sequence()
         vertex = format_vertex(p, cfg.size, cfg.size)
-        node.set_move(colour_letter(colour), common.move_from_vertex(vertex, cfg.size))
+        node.set_move(color_letter(color), common.move_from_vertex(vertex, cfg.size))
         if i + 1 == rec.opening:
             node.set("C", "end of opening")
     tmp = path + ".tmp"
@@ -59,15 +59,15 @@ def tally(records: list[dict]) -> dict:
     """Counts by engine and colour plus the Elo estimate of engine 1 (voids left out)."""
     played = [r for r in records if r["reason"] != "void"]
     wins = {1: 0, 2: 0}
-    by_colour = {1: {"B": 0, "W": 0}, 2: {"B": 0, "W": 0}}
-    colour_wins = {"B": 0, "W": 0}
+    by_color = {1: {"B": 0, "W": 0}, 2: {"B": 0, "W": 0}}
+    color_wins = {"B": 0, "W": 0}
     reasons: dict[str, int] = {}
     for r in played:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
         if r["winner_engine"] is not None:
             wins[r["winner_engine"]] += 1
-            by_colour[r["winner_engine"]][r["winner"]] += 1
-            colour_wins[r["winner"]] += 1
+            by_color[r["winner_engine"]][r["winner"]] += 1
+            color_wins[r["winner"]] += 1
     draws = len(played) - wins[1] - wins[2]
     est = estimate(wins[1], draws, wins[2])
 
@@ -77,8 +77,8 @@ def tally(records: list[dict]) -> dict:
     return {
         "games": len(played), "void": len(records) - len(played),
         "engine1_wins": wins[1], "engine2_wins": wins[2], "draws": draws,
-        "engine1_wins_by_colour": by_colour[1], "engine2_wins_by_colour": by_colour[2],
-        "black_wins": colour_wins["B"], "white_wins": colour_wins["W"], "reasons": reasons,
+        "engine1_wins_by_colour": by_color[1], "engine2_wins_by_colour": by_color[2],
+        "black_wins": color_wins["B"], "white_wins": color_wins["W"], "reasons": reasons,
         "engine1_score": round(est.score, 4),
         "engine1_score_95": [round(est.score_low, 4), round(est.score_high, 4)],
         "elo": elo_value(est.elo), "elo_95": [elo_value(est.elo_low), elo_value(est.elo_high)],

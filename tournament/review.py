@@ -17,14 +17,15 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 from sgfmill import sgf
 from tqdm import tqdm
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import format_vertex, point_from_xy
+from engine.constants import BLACK, WHITE
+from engine.coords import point_from_sgfmill
 from tournament.match_report import write_json
+from tournament.review_records import Game, Mistake, Position
 
 RULE_NAMES = {"chinese": "chinese", "cn": "chinese", "japanese": "japanese", "jp": "japanese",
               "korean": "korean", "aga": "aga", "nz": "new-zealand",
@@ -33,41 +34,6 @@ RULE_NAMES = {"chinese": "chinese", "cn": "chinese", "japanese": "japanese", "jp
 
 class ReviewError(Exception):
     """The game cannot be reviewed (unreadable SGF, illegal move, unsupported set-up)."""
-
-
-@dataclass
-class Game:
-    """What the engine needs of an SGF game: board, komi, rules, set-up stones, main line."""
-    sgf: sgf.Sgf_game
-    size: int
-    komi: float
-    rules: str
-    black: list[int]  # set-up (handicap) stones on the root
-    white: list[int]
-    first: int  # colour to move after the set-up
-    moves: list[tuple[int, int]]  # (colour, point) of the main line
-
-    def vertex(self, point: int) -> str:
-        return format_vertex(point, self.size, self.size)
-
-
-@dataclass
-class Position:
-    """The engine's view of one position, from Black's side."""
-    to_move: str  # "B" or "W"
-    visits: int
-    winrate: float  # Black's winrate 0..1
-    score: float  # Black's score lead
-    best: str  # best move (vertex)
-    pv: list[str]  # best line, starting with `best`
-
-
-def sgf_point(move, size: int) -> int:
-    """Engine point of an sgfmill (row, col) with row 0 at the bottom; pass for None."""
-    if move is None:
-        return PASS_POINT
-    row, col = move
-    return point_from_xy(col, size - 1 - row, size)
 
 
 def load_game(data: bytes, rules: str | None = None) -> Game:
@@ -88,11 +54,11 @@ def load_game(data: bytes, rules: str | None = None) -> Game:
     for node in game.get_main_sequence()[1:]:
         if any(node.get_setup_stones()):
             raise ReviewError("set-up stones after the first node are not supported")
-        colour, move = node.get_move()
-        if colour is not None:
-            moves.append((BLACK if colour == "b" else WHITE, sgf_point(move, size)))
-    return Game(game, size, game.get_komi(), rules, sorted(sgf_point(m, size) for m in ab),
-                sorted(sgf_point(m, size) for m in aw), first, moves)
+        color, move = node.get_move()
+        if color is not None:
+            moves.append((BLACK if color == "b" else WHITE, point_from_sgfmill(move, size)))
+    return Game(game, size, game.get_komi(), rules, sorted(point_from_sgfmill(m, size) for m in ab),
+                sorted(point_from_sgfmill(m, size) for m in aw), first, moves)
 
 
 def engine_flags(args: argparse.Namespace, game: Game) -> list[str]:
@@ -109,8 +75,8 @@ def engine_flags(args: argparse.Namespace, game: Game) -> list[str]:
 
 def build_engine(flags: list[str]):
     """The engine `dosaku FLAGS` would play with, without its tree-reuse log lines."""
-    import run_engine
-    engine = run_engine.build_engine(run_engine.parse_flags(flags))
+    from launch.factory import engine_from_flags
+    engine = engine_from_flags(flags)
     engine.config = replace(engine.config, report_reuse=False)
     return engine
 
@@ -191,25 +157,15 @@ def review_positions(game: Game, cache: Cache, make_engine, progress: bool = Tru
     return len(todo)
 
 
-@dataclass
-class Mistake:
-    move: int  # 1-based move number
-    colour: str  # "B" or "W"
-    vertex: str
-    loss: float  # mover's winrate before minus after (0..1)
-    score_loss: float  # mover's score lead before minus after
-    best: str
-
-
 def mistakes(game: Game, positions: dict[int, Position]) -> dict[str, list[Mistake]]:
     """Every move that lost winrate, per colour, the biggest loss first."""
     out: dict[str, list[Mistake]] = {"B": [], "W": []}
-    for k, (colour, point) in enumerate(game.moves):
+    for k, (color, point) in enumerate(game.moves):
         before, after = positions[k], positions[k + 1]
-        sign = 1.0 if colour == BLACK else -1.0
+        sign = 1.0 if color == BLACK else -1.0
         loss = sign * (before.winrate - after.winrate)
         if loss > 0:
-            c = "B" if colour == BLACK else "W"
+            c = "B" if color == BLACK else "W"
             out[c].append(Mistake(k + 1, c, game.vertex(point), loss,
                                   sign * (before.score - after.score), before.best))
     for c in out:
@@ -256,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(a.out, "wb") as fh:
         fh.write(game.sgf.serialise())
     print(f"analysed {done} positions ({len(game.moves) + 1 - done} from {cache.path})")
-    for colour, name in (("B", "Black"), ("W", "White")):
-        listed = found[colour][:a.mistakes]
+    for color, name in (("B", "Black"), ("W", "White")):
+        listed = found[color][:a.mistakes]
         print(f"{name}'s biggest mistakes: " + (", ".join(
             f"move {m.move} {m.vertex} -{100 * m.loss:.1f}% (best {m.best})" for m in listed)
             or "none"))

@@ -5,8 +5,8 @@ winrate/score graph (matplotlib). Numbers are Black's winrate in percent and Bla
 from __future__ import annotations
 
 from engine.constants import BLACK
-from engine.coords import parse_vertex, xy_from_point
-from tournament.review import Game, Mistake, Position
+from engine.coords import parse_vertex, sgfmill_from_point
+from tournament.review_records import Game, Mistake, Position
 
 TAG = "Dosaku review"
 
@@ -14,10 +14,7 @@ TAG = "Dosaku review"
 def _sgf_move(game: Game, vertex: str):
     """sgfmill (row, col) of a vertex, None for a pass."""
     point = parse_vertex(vertex, game.size, game.size)
-    if point is None or vertex.lower() == "pass":
-        return None
-    x, y = xy_from_point(point, game.size)
-    return game.size - 1 - y, x
+    return None if point is None else sgfmill_from_point(point, game.size)
 
 
 def position_text(pos: Position) -> str:
@@ -32,8 +29,8 @@ def _append_comment(node, text: str) -> None:
 
 def mistake_lines(found: dict[str, list[Mistake]], count: int) -> list[str]:
     lines = []
-    for colour, name in (("B", "Black"), ("W", "White")):
-        listed = found[colour][:count]
+    for color, name in (("B", "Black"), ("W", "White")):
+        listed = found[color][:count]
         lines.append(f"{name}'s biggest mistakes:" + ("" if listed else " none"))
         lines += [f"  move {m.move} {m.vertex}: -{100 * m.loss:.1f}% winrate, "
                   f"{-m.score_loss:+.1f} points (best {m.best})" for m in listed]
@@ -51,8 +48,8 @@ def annotate(game: Game, positions: dict[int, Position], found: dict[str, list[M
                                      *mistake_lines(found, count)]))
     for k, node in enumerate(nodes):
         before, after = positions[k], positions[k + 1]
-        colour = game.moves[k][0]
-        sign = 1.0 if colour == BLACK else -1.0
+        color = game.moves[k][0]
+        sign = 1.0 if color == BLACK else -1.0
         loss = sign * (before.winrate - after.winrate)
         text = [f"{TAG}: {position_text(after)}",
                 f"This move: {-100 * loss:+.1f}% winrate for the mover; "
@@ -60,13 +57,13 @@ def annotate(game: Game, positions: dict[int, Position], found: dict[str, list[M
         _append_comment(node, "\n".join(text))
         played = game.vertex(game.moves[k][1])
         if before.best != played:
-            _add_line(game, node.parent, before, colour)
+            _add_line(game, node.parent, before, color)
 
 
-def _add_line(game: Game, parent, pos: Position, colour: int) -> None:
+def _add_line(game: Game, parent, pos: Position, color: int) -> None:
     """The best line as a variation of `parent`, after the played move's node."""
     node = parent
-    letter = "b" if colour == BLACK else "w"
+    letter = "b" if color == BLACK else "w"
     for k, vertex in enumerate(pos.pv):
         node = node.new_child()
         node.set_move(letter, _sgf_move(game, vertex))
@@ -90,11 +87,11 @@ def plot(game: Game, positions: dict[int, Position], found: dict[str, list[Mista
     ax.set_xlabel("move")
     ax.set_ylabel("Black winrate (%)")
     ax.axhline(50, color="gray", linewidth=0.5)
-    for colour, marker in (("B", "v"), ("W", "^")):
-        listed = found[colour][:count]
+    for color, marker in (("B", "v"), ("W", "^")):
+        listed = found[color][:count]
         ax.scatter([m.move for m in listed], [100 * positions[m.move].winrate for m in listed],
                    marker=marker, color="red", zorder=3,
-                   label=f"{'Black' if colour == 'B' else 'White'} mistakes")
+                   label=f"{'Black' if color == 'B' else 'White'} mistakes")
     right = ax.twinx()
     right.plot(xs, [positions[i].score for i in xs], color="tab:blue", linewidth=1,
                label="Black score lead")

@@ -72,9 +72,9 @@ def summary(records: list[dict], samples: list[dict]) -> dict:
         mine = [r for r in records if engine in (r["black"], r["white"])]
         lost = [r for r in mine if r["winner_engine"] not in (None, engine)]
         faults = {f: sum(1 for r in lost if r["reason"] == f) for f in FAULTS}
-        colour = {r["game"]: "B" if r["black"] == engine else "W" for r in mine}
-        spare = [r["time_spare"][colour[r["game"]]] for r in mine
-                 if colour[r["game"]] in r.get("time_spare", {})]
+        color = {r["game"]: "B" if r["black"] == engine else "W" for r in mine}
+        spare = [r["time_spare"][color[r["game"]]] for r in mine
+                 if color[r["game"]] in r.get("time_spare", {})]
         processes = []
         for pid in sorted({s["pid"] for s in samples if s["engine"] == engine}):
             rss = [s for s in samples if s["pid"] == pid]

@@ -186,7 +186,8 @@ class ValueHead(nn.Module):
 
 class DosakuNet(nn.Module):
     """forward(spatial [N,22,H,W], global [N,19]) -> (policy, value, score, ownership), the
-    raw outputs of the model contract (architecture.md), all for the side to move."""
+    raw outputs of the model contract (docs/architecture.md#the-onnx-model-contract), all for
+    the side to move."""
 
     def __init__(self, config: NetConfig):
         super().__init__()

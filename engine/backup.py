@@ -1,0 +1,99 @@
+"""Backup, the second half of a batch: expand the evaluated leaves, fill the evaluation cache,
+and add every leaf's value and score to the nodes of its path, taking its virtual losses back.
+
+`expand_and_backup` (numba, releases the GIL) is called by the search driver
+(engine/search.py) once per batch, with the evaluator's outputs for the rows that
+engine/selection.py filled. Values follow tree.py's convention (mover's view, sign flip per
+ply).
+"""
+
+import numpy as np
+from numba import njit
+
+from engine import child_weights as CW
+from engine import tree as T
+from engine import value_bias as VB
+from engine.config import FloatParam, IntParam
+from engine.scores import score_utility
+from engine.search_buffers import KIND_EVAL, KIND_EVAL_END, unpack
+
+
+@njit(cache=True, nogil=True)
+def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
+    """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
+
+    policy / value / score: the evaluator's output for the batch rows (float32 [rows, A],
+    [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
+    in select_batch. Visits, values and scores are backed up as they are (they are what
+    reports show); selection backs up the utility (value plus score utility, see
+    score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py), or,
+    with KataGo's child weighting on, recomputes it at each node above the leaf from the
+    node's children (engine/child_weights.py).
+    """
+    t, buf = unpack(arrays)
+    vl = ip[IntParam.virtual_loss]
+    center = fp[FloatParam.score_center]
+    cache_keys = buf.cache_keys
+    bias_on = buf.bias_delta.shape[0] > 1
+    bias_exponent = fp[FloatParam.value_bias_exponent]
+    weight_exponent = fp[FloatParam.value_weight_exponent]
+    prune_scale = fp[FloatParam.noise_prune_scale]
+    reweigh = weight_exponent > 0.0 or prune_scale > 0.0
+    for i in range(n_leaves):
+        depth = buf.path_len[i]
+        leaf = buf.path_nodes[i, depth]
+        kind = buf.leaf_kind[i]
+        if kind == KIND_EVAL or kind == KIND_EVAL_END:
+            r = buf.leaf_row[i]
+            t.node_value[leaf] = -value[r]
+            t.node_score[leaf] = -score[r, 0]
+            t.node_score_stats[leaf, 0] = -score[r, 1]
+            t.node_score_stats[leaf, 1] = score[r, 2]
+            if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
+                t.node_state[leaf] = T.LEAF
+            if kind == KIND_EVAL and cache_keys.shape[0] > 0:
+                key = t.node_key[leaf]
+                slot = (key >> 3) & (cache_keys.shape[0] - 1)
+                buf.cache_used[slot] = True
+                cache_keys[slot] = key
+                for a in range(policy.shape[1]):  # loops, not slice copies (see copy_board)
+                    buf.cache_policy[slot, a] = policy[r, a]
+                buf.cache_value[slot] = value[r]
+                for k in range(3):
+                    buf.cache_score[slot, k] = score[r, k]
+        v = np.float64(t.node_value[leaf])
+        bias = 0.0
+        if bias_on and t.node_visits[leaf] == 0:  # a fresh leaf (a finished game has no key)
+            bias = VB.correction(t, leaf, buf.bias_delta, buf.bias_weight,
+                                 fp[FloatParam.value_bias_factor])
+        s = np.float64(t.node_score[leaf])
+        m = np.float64(t.node_score_stats[leaf, 0])
+        m2 = np.float64(t.node_score_stats[leaf, 1])
+        for k in range(depth, -1, -1):
+            nd = buf.path_nodes[i, k]
+            # Node k's mover is the root's side to move when k is odd.
+            c = center if k % 2 == 1 else -center
+            t.node_visits[nd] += 1
+            t.node_value_sum[nd] += v
+            t.node_value_sq[nd] += v * v
+            t.node_score_sum[nd] += s
+            t.node_score_moments[nd, 0] += m
+            t.node_score_moments[nd, 1] += m2
+            t.node_virtual[nd] -= vl
+            u = v + bias + score_utility(s, c, fp)
+            t.node_sel[nd, 0] += 1 - vl
+            t.node_sel[nd, 1] += u + vl
+            t.node_utility_sq[nd] += u * u
+            if reweigh and k < depth:
+                own = t.node_value[nd] + score_utility(t.node_score[nd], c, fp)
+                if bias_on:
+                    own += VB.correction(t, nd, buf.bias_delta, buf.bias_weight,
+                                         fp[FloatParam.value_bias_factor])
+                CW.recompute(t, nd, own, buf.root_prior, k == 0, weight_exponent, prune_scale,
+                             buf.child_scratch)
+            if bias_on:
+                VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
+            v = -v
+            bias = -bias
+            s = -s
+            m = -m

@@ -1,0 +1,61 @@
+"""The Engine `dosaku FLAGS` plays with, built from parsed flags (launch/flags.py): its leaf
+evaluator, its EngineConfig and the Engine itself. The review tool and the benchmarks build
+their engines here, so they play exactly as the GTP engine does without importing it."""
+
+import argparse
+
+from engine.config import EngineConfig, SearchConfig
+from launch.flags import parse_flags
+from launch.settings import SETTINGS
+
+
+def build_evaluator(args: argparse.Namespace):
+    """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
+    if args.evaluator == "onnx":  # kata-raw-nn reports the float32 net, as KataGo computes it
+        from engine.onnx_evaluator import OnnxEvaluator
+        from networks.loading import load_network
+        if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
+            played, original = load_network(args.model, args.int8, 1, args.provider)
+            return OnnxEvaluator(played, seed=args.seed, parallel_calls=args.threads,
+                                 float_model=original)
+        from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
+        played, original = load_network(args.model, args.int8, args.threads, args.provider)
+        net = OnnxEvaluator(played, seed=args.seed, float_model=original)
+        return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
+    if args.evaluator == "uniform":
+        from engine.evaluator import UniformEvaluator
+        return UniformEvaluator()
+    from engine.rollout import RolloutEvaluator
+    return RolloutEvaluator()
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    """The EngineConfig the flags ask for: the evaluator's search defaults, then every flag
+    with a config field that was given a value (engine/config.py resolves the rest)."""
+    config = EngineConfig(search=SearchConfig.for_evaluator(args.evaluator, args.batch))
+    for setting in SETTINGS:
+        value = getattr(args, setting.dest)
+        if setting.field is not None and value is not None:
+            config = setting.store(config, value)
+    return config
+
+
+def build_engine(args: argparse.Namespace, background: bool = False):
+    """Construct the Engine and warm up its kernels (the whole runs on the loader thread; with
+    `background` the warm-up goes on after it returns, so that board commands are answered
+    while the search kernels compile)."""
+    from engine.engine import Engine
+    from engine.rules import rules_by_name
+    try:
+        rules = rules_by_name(args.rules)
+    except KeyError:
+        raise ValueError(f"unknown --rules {args.rules!r}") from None
+    engine = Engine(args.boardsize, args.boardsize, args.komi, rules,
+                    evaluator=build_evaluator(args), config=engine_config(args))
+    engine.warm_up(background)
+    return engine
+
+
+def engine_from_flags(argv: list[str]):
+    """The engine `dosaku ARGV` would play with (kernels warmed up)."""
+    return build_engine(parse_flags(argv))

@@ -1,0 +1,107 @@
+"""`dosaku`'s command line and config file, generated from the settings table, and the choices
+the flags leave open (which network, which evaluator, int8 or not) resolved."""
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from engine.onnx_options import cpu_runs_int8_fast
+from launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
+from weights import default_model_path, model_path
+
+SHIPPED_MODEL = default_model_path()
+log = logging.getLogger("dosaku")
+
+
+def config_file_args(path: str) -> list[str]:
+    """Flags from a config file: `key = value` lines (keys are the flag names without the
+    leading dashes, as kata-set-param takes them; `#` starts a comment); `lcb = true|false`
+    for the switches."""
+    args = []
+    for raw in Path(path).read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        key, sep, value = (part.strip() for part in line.partition("="))
+        if not sep or not key:
+            raise ValueError(f"{path}: expected 'key = value', got {raw!r}")
+        key = key.replace("_", "-")
+        if key in SWITCHES:
+            try:
+                args.append(f"--{key}" if parse_bool(value) else f"--no-{key}")
+            except ValueError:
+                raise ValueError(f"{path}: {key} must be true or false, got {value!r}") from None
+        else:
+            args += [f"--{key}", value]
+    return args
+
+
+def add_flag(ap: argparse.ArgumentParser, setting: Setting) -> None:
+    """The argparse option of one row of the table."""
+    options = {"default": setting.default, "help": setting.help}
+    if setting.store_true:
+        options["action"] = "store_true"
+    elif setting.kind is bool:
+        options["action"] = argparse.BooleanOptionalAction
+    elif setting.kind is not str:
+        options["type"] = setting.kind
+    if setting.choices is not None:
+        options["choices"] = list(setting.choices)
+    if setting.metavar is not None:
+        options["metavar"] = setting.metavar
+    ap.add_argument(setting.flag, **options)
+
+
+def flag_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="dosaku",
+                                 description="Dosaku Go engine (GTP on stdin/stdout)")
+    for setting in SETTINGS:
+        add_flag(ap, setting)
+    return ap
+
+
+def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags of `argv` (default sys.argv), a --config file's under them, every value in its
+    setting's range, and the network, evaluator and int8 choice resolved."""
+    ap = flag_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre, _ = ap.parse_known_args(argv)
+    if pre.config:
+        try:
+            argv = config_file_args(pre.config) + argv
+        except (OSError, ValueError) as err:
+            ap.error(str(err))
+    args = ap.parse_args(argv)
+    for setting in SETTINGS:
+        value = getattr(args, setting.dest)
+        if setting.has_range and value is not None and not setting.accepts(value):
+            ap.error(setting.range_message(value))
+    if args.model is None and SHIPPED_MODEL.exists():
+        args.model = str(SHIPPED_MODEL)
+    elif args.model and not Path(args.model).exists() and model_path(args.model).is_file():
+        args.model = str(model_path(args.model))  # a shipped net by name, e.g. zero-9x9
+    if args.evaluator is None:
+        args.evaluator = "onnx" if args.model else "rollout"
+    if args.evaluator == "onnx" and not args.model:
+        ap.error("--evaluator onnx needs --model")
+    if args.int8 and args.evaluator != "onnx":
+        ap.error("--int8 quantizes a network: it needs --model")
+    if args.int8 is None:
+        args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
+    if args.rollout_mix and args.evaluator != "onnx":
+        ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
+    return args
+
+
+def announce_evaluator(args: argparse.Namespace) -> None:
+    """Say on stderr which network plays, and say clearly when the shipped one is missing."""
+    if args.evaluator == "onnx":
+        origin = "shipped default" if Path(args.model) == SHIPPED_MODEL else "--model"
+        precision = "int8 (--no-int8 for float32)" if args.int8 else "float32"
+        log.info("network %s (%s), %s", args.model, origin, precision)
+    elif not SHIPPED_MODEL.exists():
+        log.warning("no network: the shipped %s is missing, so the %s evaluator plays "
+                    "(pass --model NET to use a network)", SHIPPED_MODEL, args.evaluator)
+    else:
+        log.info("no network: the %s evaluator plays", args.evaluator)

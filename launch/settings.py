@@ -1,0 +1,155 @@
+"""Every setting of `dosaku` in one table: its flag, help, default, the range it accepts, the
+EngineConfig field it sets, and whether kata-set-param changes it while the engine runs (under
+the flag's name or KataGo's). The command line (launch/flags.py), the config file, the flags ->
+EngineConfig mapping (launch/factory.py) and the GTP settings (gtp/params.py) are all generated
+from it, so a setting is added or changed here alone. Importing it loads nothing heavy.
+"""
+
+from dataclasses import dataclass, replace
+
+from engine.config import EVALUATOR_KINDS, EngineConfig, SearchConfig
+from engine.onnx_options import PROVIDERS
+
+OUT_OF_RANGE = "{flag} {value:g} is out of range (see --help)"
+BETWEEN = "{flag} must be between {low:g} and {high:g}"
+TRUE_WORDS, FALSE_WORDS = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def parse_bool(text: str) -> bool:
+    """A switch's value in a config file or kata-set-param: true/1/yes/on or false/0/no/off in
+    any case; ValueError otherwise."""
+    t = text.lower()
+    if t in TRUE_WORDS or t in FALSE_WORDS:
+        return t in TRUE_WORDS
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One flag. `field` is the EngineConfig field it sets ("search.<name>" for a SearchConfig
+    field); with `live` kata-set-param changes it too. A value outside low..high (high itself
+    excluded with `below_high`) is refused with `range_error`."""
+    name: str  # flag without its dashes; also the config-file key and the GTP name
+    help: str
+    kind: type = str  # int, float, str; bool for an on/off switch (--name / --no-name)
+    default: object = None
+    choices: tuple | None = None
+    metavar: str | None = None
+    store_true: bool = False  # a bare flag (--precompile) rather than a switch
+    low: float | None = None
+    high: float | None = None
+    below_high: bool = False
+    range_error: str = OUT_OF_RANGE
+    field: str | None = None
+    live: bool = False
+    katago: str | None = None  # KataGo's name for it (kata-set-param), lower case
+    shown: str | None = None  # EngineConfig property kata-get-param reports instead of `field`
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.name}"
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores it under."""
+        return self.name.replace("-", "_")
+
+    @property
+    def has_range(self) -> bool:
+        return self.low is not None or self.high is not None
+
+    def accepts(self, value) -> bool:
+        """Whether `value` is in range (NaN never is: every float setting has a lower bound)."""
+        if self.low is not None and not self.low <= value:
+            return False
+        if self.high is not None and not (value < self.high if self.below_high
+                                          else value <= self.high):
+            return False
+        return True
+
+    def range_message(self, value) -> str:
+        return self.range_error.format(flag=self.flag, value=value, low=self.low, high=self.high)
+
+    def read(self, config: EngineConfig):
+        """The value in effect in `config`."""
+        if self.shown is not None:
+            return getattr(config, self.shown)
+        owner, name = self._owner(config)
+        return getattr(owner, name)
+
+    def store(self, config: EngineConfig, value) -> EngineConfig:
+        """`config` with this setting's field set to `value`."""
+        owner, name = self._owner(config)
+        if owner is config.search:
+            return replace(config, search=replace(config.search, **{name: value}))
+        return replace(config, **{name: value})
+
+    def _owner(self, config: EngineConfig):
+        if self.field.startswith("search."):
+            return config.search, self.field.removeprefix("search.")
+        return config, self.field
+
+
+SETTINGS = (  # in --help order
+    Setting("config", "config file of `key = value` lines (flag names); flags on the command "
+            "line override it"),
+    Setting("boardsize", "initial board size (default 19)", int, 19, low=2, high=25,
+            range_error=BETWEEN),
+    Setting("komi", "initial komi (default 7.5)", float, 7.5),
+    Setting("rules", "ruleset preset: chinese, japanese, tromp-taylor, aga, ... (default chinese)",
+            default="chinese"),
+    Setting("model", "network: .onnx, a KataGo .bin.gz (converted once, cached), or the name of "
+            "a net shipped in weights/ (e.g. zero-9x9)"),
+    Setting("provider", "onnxruntime execution provider (default cpu)", default="cpu",
+            choices=tuple(PROVIDERS)),
+    Setting("evaluator", "leaf evaluator (default: onnx with a network, else rollout)",
+            choices=EVALUATOR_KINDS),
+    Setting("visits", "root visits per move (0 = no limit)", int, 0, low=0, field="visits",
+            live=True, katago="maxvisits"),
+    Setting("playouts", "new evaluations per move (0 = no limit)", int, 0, low=0,
+            field="playouts", live=True, katago="maxplayouts"),
+    Setting("time", "seconds per move when no clock is set (default 1, or none when "
+            "--visits/--playouts is given)", float, low=0, high=1e6, field="seconds", live=True,
+            katago="maxtime", shown="time_per_move"),
+    Setting("batch", "most leaves per evaluator call; batches start at one leaf and grow with "
+            "the tree (default 16 onnx, 8 rollout)", int, low=1, high=1024,
+            field="search.batch_size", live=True),
+    Setting("threads", "network evaluations run at once, one thread each, while the search "
+            "selects the next batch (default 2)", int, 2),
+    Setting("int8", "run the network quantized to int8 (quantized once and cached; about 3x the "
+            "evaluations on CPUs with VNNI, 1.7x with AVX2 alone, outputs within the net's own "
+            "symmetry noise). Default: on when the network runs on a CPU with AVX2", bool),
+    Setting("rollout-mix", "leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
+            "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
+            low=0.0, high=1.0, range_error=BETWEEN),
+    Setting("value-bias", "subtree value-bias correction (KataGo's subtreeValueBiasFactor): a "
+            "new leaf's value moves by this share of what the search found its local pattern "
+            "misjudged (0..1, 0 = off; default "
+            f"{SearchConfig.value_bias_factor:g})", float, SearchConfig.value_bias_factor,
+            metavar="FACTOR", low=0, high=1, field="search.value_bias_factor", live=True,
+            katago="subtreevaluebiasfactor"),
+    Setting("value-weight", "KataGo's valueWeightExponent: a node's value for selection is "
+            "recomputed from its children's, the better ones weighing more (0..1, 0 = plain "
+            f"backups; default {SearchConfig.value_weight_exponent:g})", float,
+            SearchConfig.value_weight_exponent, metavar="EXPONENT", low=0, high=1,
+            field="search.value_weight_exponent", live=True, katago="valueweightexponent"),
+    Setting("noise-prune", "KataGo's noise pruning (noisePruneUtilityScale): that recomputation "
+            "cuts the weight of worse children visited beyond their policy share, on this "
+            f"utility scale (0..10, 0 = off; default {SearchConfig.noise_prune_scale:g})", float,
+            SearchConfig.noise_prune_scale, metavar="SCALE", low=0, high=10,
+            field="search.noise_prune_scale", live=True, katago="noisepruneutilityscale"),
+    Setting("seed", "random seed (default 0)", int, 0, field="seed"),
+    Setting("resign-threshold", "resign below this winrate (0 = never; default 0.05)", float,
+            0.05, low=0, high=1, below_high=True, field="resign_threshold", live=True),
+    Setting("lcb", "choose moves by lower confidence bound (default) or by visits", bool, True,
+            field="use_lcb", live=True),
+    Setting("ponder", "think on the opponent's time after genmove until the next command "
+            "(default off)", bool, False, field="ponder", live=True),
+    Setting("log-file", "also write the log to this file"),
+    Setting("log-level", "DEBUG, INFO, WARNING (default INFO)", default="INFO"),
+    Setting("precompile", "compile the engine's kernels for these flags into the cache and exit: "
+            "a one-time step after installing or updating, so that the first genmove of every "
+            "later start is quick", bool, False, store_true=True),
+)
+BY_NAME = {s.name: s for s in SETTINGS}
+SWITCHES = tuple(s.name for s in SETTINGS if s.kind is bool and not s.store_true)

@@ -45,7 +45,7 @@ def build_engine():
 
 
 def replay(engine, moves: list[list[str]]) -> None:
-    """A new game on `engine` with `moves` ([colour, vertex] pairs) played."""
+    """A new game on `engine` with `moves` ([color, vertex] pairs) played."""
     engine.clear()
     for color, vertex in moves:
         assert engine.play(COLOR[color], parse_vertex(vertex, 9, 9)) == B.MOVE_OK, vertex

@@ -56,9 +56,9 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
 
 def kernels_around_a_rollout_genmove():
     """The numba dispatchers the helper compiles for a rollout engine, by name."""
-    from engine import board, rollout, search, tree
-    return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": search.expand_and_backup,
-            "root_visit_gap": search.root_visit_gap, "copy_subtree": tree.copy_subtree,
+    from engine import backup, board, rollout, search_limits, tree
+    return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": backup.expand_and_backup,
+            "root_visit_gap": search_limits.root_visit_gap, "copy_subtree": tree.copy_subtree,
             "find_child": tree.find_child, "play_unchecked": board.play_unchecked,
             "legal_mask": board.legal_mask}
 

@@ -10,6 +10,12 @@ The run gets a home and cache of its own, empty at the start and removed at the 
 anything imports the engine: numba's compiled kernels, converted and quantized networks are made
 afresh, as a new user's first start makes them, and nothing is read from or written into the
 developer's home. Engines the tests start inherit it.
+
+Two markers (registered in setup.cfg) set the expensive tests apart: `slow` for the originals of
+checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a
+soak under a real clock, the `.tst` suite at a second a move, int8 calibrations) and
+`strength` for the 20-game matches against GNU Go. `python -m pytest` leaves them out (the
+quick loop, minutes); `python -m pytest --all` runs everything, as CI does (.ci/run).
 """
 
 import atexit
@@ -43,6 +49,26 @@ REFERENCE_B10 = SHARED / "reference" / "katago-b10c384h6-raw-nn.json"
 NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
+
+
+EXPENSIVE = ("slow", "strength")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true", dest="run_all",
+                     help="also run the tests marked slow or strength (what CI runs)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without --all, deselect the expensive tests; the summary counts them as deselected."""
+    if config.getoption("run_all"):
+        return
+    kept, expensive = [], []
+    for item in items:
+        (expensive if any(item.get_closest_marker(m) for m in EXPENSIVE) else kept).append(item)
+    if expensive:
+        config.hook.pytest_deselected(items=expensive)
+        items[:] = kept
 
 
 def absent(path: Path) -> str:

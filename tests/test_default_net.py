@@ -3,10 +3,12 @@
 Dosaku ships a net of its own, so these tests fail, never skip, when the file or its card is
 missing. They hold for whatever nets are dropped in: each card's machine-readable lines must match
 the file (its sha256, the metadata the export wrote, the trunk read off the graph); `dosaku` with
-no flags must play on it, a legal 9x9 game checked move by move against our own GameState; and
-a wheel installed into a fresh virtual environment must carry it and play on it from anywhere.
+no flags must play on it, a legal 9x9 game checked move by move against our own GameState; the
+wheel must carry it (its file list); and, marked slow, that wheel installed into a fresh virtual
+environment must play on it from anywhere.
 """
 
+import configparser
 import hashlib
 import io
 import logging
@@ -15,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +208,51 @@ def run(args: list, cwd: Path) -> str:
     return p.stdout
 
 
+def build_wheel(tmp_path: Path) -> Path:
+    """The project's wheel, built from a clean copy of the checkout into tmp_path/dist."""
+    source = shutil.copytree(ROOT, tmp_path / "source", ignore=BUILD_LEFTOVERS)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", tmp_path / "dist", source], elsewhere)
+    wheel, = (tmp_path / "dist").glob("dosaku-*.whl")
+    return wheel
+
+
+def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
+    """The wheel's file list and metadata: every module of every package setup.cfg installs,
+    run_engine, the shipped nets byte for byte with their cards and int8 copies, the `dosaku`
+    command, and torch and ray only as extras. (Installing it into a new virtual environment and
+    playing there is the slow test below.)"""
+    wheel = build_wheel(tmp_path)
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        dist_info = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
+        entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
+        metadata = z.read(f"{dist_info}/METADATA").decode()
+        carried = {name: hashlib.sha256(z.read(f"weights/{name}.onnx")).hexdigest()
+                   for name in shipped_names()}
+        int8 = {name: hashlib.sha256(z.read(f"weights/int8/{name}.onnx")).hexdigest()
+                for name in shipped_names()}
+        cards = {name: z.read(f"weights/{name}.md").decode() for name in shipped_names()}
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    packages = {n for n in config["options.packages.find"]["include"].split() if "." not in n}
+    on_disk = {p.relative_to(ROOT).as_posix() for pkg in packages
+               for p in (ROOT / pkg).rglob("*.py") if "__pycache__" not in p.parts}
+    assert on_disk and on_disk <= names, sorted(on_disk - names)
+    assert "run_engine.py" in names
+    assert not any(n.startswith("tests/") for n in names)
+    assert carried == {name: file_sha256(model_path(name)) for name in shipped_names()}
+    assert int8 == {name: file_sha256(int8_model_path(name)) for name in shipped_names()}
+    assert cards == {name: card_path(name).read_text() for name in shipped_names()}
+    assert re.search(r"^dosaku\s*=\s*run_engine:main$", entry_points, re.MULTILINE), entry_points
+    requires = re.findall(r"^Requires-Dist: (.*)$", metadata, re.MULTILINE)
+    heavy = [r for r in requires if re.match(r"(torch|ray)\b", r)]
+    assert heavy and all("extra ==" in r for r in heavy), requires
+
+
+@pytest.mark.slow
 def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     """What a user gets from `pip install`: the wheel and what it declares, in a virtual
     environment of its own (nothing of this machine's Python shows through: no torch, no
@@ -219,10 +267,7 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    source = shutil.copytree(ROOT, tmp_path / "source", ignore=BUILD_LEFTOVERS)
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", tmp_path / "dist", source], elsewhere)
-    wheel, = (tmp_path / "dist").glob("dosaku-*.whl")
+    wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", venv], elsewhere)
     run([venv / "bin" / "pip", "install", "-q", wheel], elsewhere)

@@ -2,7 +2,6 @@
 GtpServer.handle_line (no subprocess)."""
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -226,9 +225,8 @@ def test_time_left_is_clamped_and_a_late_clock_still_moves_fast():
     assert engine.time_left[WHITE] == (1e7, 0)
     for bad in ("time_left b inf 0", "time_left b nan 0", "time_left b 10 -1"):
         assert fail(srv, bad) == "syntax error"
-    t0 = time.monotonic()
+    assert engine._limits(BLACK).seconds == pytest.approx(0.05)  # the minimum, not a stall
     assert re.fullmatch(VERTEX + "|pass", ok(srv, "genmove b"))
-    assert time.monotonic() - t0 < 2.0  # the minimum budget (0.05 s), not a stall
 
 
 def test_resign_is_not_a_vertex_for_play():

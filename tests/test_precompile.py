@@ -1,6 +1,8 @@
 """The cold-start helper (engine/precompile.py): when it runs and what it compiles.
 
-The start-up time it buys is measured by bench/startup.py (`--cold`), not here."""
+The start-up time it buys is measured by bench/startup.py (`--cold`), not here. The two tests
+that compile into an empty cache are marked slow; the quick run checks the same kernels and the
+--precompile flag in process, on the run's own cache."""
 
 import os
 import subprocess
@@ -40,6 +42,7 @@ def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
     assert precompile.start_helper("rollout") is None  # warm: no helper
 
 
+@pytest.mark.slow  # a cold compile; the quick run checks the same kernels in process
 def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
     subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
@@ -51,12 +54,64 @@ def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_pat
     assert "selection.select_batch" not in stored  # the engine's own share
 
 
-@pytest.mark.parametrize("kind", [None, "rollout", "katago-v7"])
-def test_compiling_in_process_runs(kind):
-    precompile.compile_evaluator(kind)
+def kernels_around_a_rollout_genmove():
+    """The numba dispatchers the helper compiles for a rollout engine, by name."""
+    from engine import backup, board, rollout, search_limits, tree
+    return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": backup.expand_and_backup,
+            "root_visit_gap": search_limits.root_visit_gap, "copy_subtree": tree.copy_subtree,
+            "find_child": tree.find_child, "play_unchecked": board.play_unchecked,
+            "legal_mask": board.legal_mask}
+
+
+def test_in_process_compiles_the_very_kernels_a_genmove_calls():
+    """What the helper compiles is what the engine then calls: a game of genmoves with reuse
+    adds no new type specialisation to any of those kernels."""
+    from engine.config import EngineConfig, SearchConfig
+    from engine.constants import BLACK, WHITE
+    from engine.engine import Engine
+    precompile.compile_evaluator("rollout")
     precompile.compile_game_and_tree()
+    kernels = kernels_around_a_rollout_genmove()
+    compiled = {name: set(k.signatures) for name, k in kernels.items()}
+    assert all(compiled.values()), compiled
+    engine = Engine(9, 9, 7.5, evaluator=RolloutEvaluator(),
+                    config=EngineConfig(search=SearchConfig(batch_size=8), playouts=64,
+                                        seconds=0))
+    for color in (BLACK, WHITE, BLACK):
+        engine.genmove(color)
+    assert {name: set(k.signatures) for name, k in kernels.items()} == compiled
 
 
+def test_in_process_compiles_a_network_feature_set_it_knows():
+    from engine.features import fill_batch
+    precompile.compile_evaluator("katago-v7")
+    assert fill_batch.signatures
+    with pytest.raises(KeyError):
+        precompile.compile_evaluator("no-such-feature-set")
+
+
+def test_precompile_flag_builds_the_engine_and_exits_without_serving(monkeypatch, caplog):
+    """`dosaku --precompile` builds the engine its flags describe, says so and returns: it
+    never reads GTP from stdin (the cold cache it fills is the slow test below)."""
+    import io
+    import logging
+
+    import run_engine
+    monkeypatch.setattr("sys.stdin", io.StringIO("name\n"))
+    built = []
+    real_build = run_engine.build_engine
+    monkeypatch.setattr(run_engine, "build_engine",
+                        lambda args, background=False: built.append(args) or
+                        real_build(args, background))
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)  # keep pytest's handlers
+    with caplog.at_level(logging.INFO, logger="dosaku"):
+        run_engine.main(["--precompile", "--boardsize", "9", "--evaluator", "rollout"])
+    assert [(a.boardsize, a.evaluator) for a in built] == [(9, "rollout")]
+    assert any("kernels compiled and cached" in m for m in caplog.messages)
+    assert sys.stdin.read() == "name\n"  # GTP was never served
+
+
+@pytest.mark.slow  # a cold compile of everything the shipped net's genmove needs
 def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path, monkeypatch):
     """`dosaku --precompile` (the one-time step after installing) compiles everything a genmove
     with the shipped net needs: afterwards the cache is warm, and a game's genmoves find every

@@ -1,6 +1,8 @@
 """networks/quantize: the int8 networks, b6c96's (float heads) and the transformer net's (its
 feed-forward and attention-output products), stay within the float net's own symmetry noise of
-KataGo's reference outputs (../shared/reference)."""
+KataGo's reference outputs (../shared/reference). The transformer net's full calibration, as
+the engine runs it, takes minutes: its accuracy test is marked slow, and the quick run checks its
+recipe on a briefly calibrated copy."""
 
 from collections import Counter
 
@@ -56,9 +58,19 @@ def b10_int8(b10_onnx, tmp_path_factory):
     return q.quantize(b10_onnx, tmp_path_factory.mktemp("int8") / "b10-int8.onnx")
 
 
-def test_transformer_recipe_quantizes_ffn_up_and_attention_out_only(b10_onnx, b10_int8):
+@pytest.fixture(scope="module")
+def b10_int8_briefly_calibrated(b10_onnx, tmp_path_factory):
+    """The same recipe after one short calibration game: which products it quantizes does not
+    depend on the calibration's length."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(q, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
+        return q.quantize(b10_onnx, tmp_path_factory.mktemp("int8") / "b10-int8-brief.onnx")
+
+
+def test_transformer_recipe_quantizes_ffn_up_and_attention_out_only(
+        b10_onnx, b10_int8_briefly_calibrated):
     assert q.recipe(onnx.load(str(b10_onnx))) == int8_transformer.RECIPE
-    graph = onnx.load(str(b10_int8)).graph
+    graph = onnx.load(str(b10_int8_briefly_calibrated)).graph
     quantized = Counter(int8_transformer.role(n) for n in graph.node
                         if n.op_type == "DynamicQuantizeMatMul")
     assert quantized == {"ffn_up": 20, "ffn_gate": 20, "attention_out": 20}
@@ -92,6 +104,7 @@ def raw_nn_all(model, reference: dict, symmetry: int) -> dict[str, RawNN]:
     return out
 
 
+@pytest.mark.slow  # the engine's full calibration of a net ten times b6c96's size
 def test_transformer_int8_stays_within_the_symmetry_noise_of_the_float_net(
         b10_int8, b10_model, katago_b10_reference):
     """On the 48 reference positions, batched by board size as the engine batches: the int8

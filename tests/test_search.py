@@ -1,11 +1,11 @@
 """Search behaviour on tiny boards with fake evaluators."""
 
-import time
 
 import numpy as np
 import pytest
 
 from engine import board as B
+from engine import search as search_module
 from engine import tree as T
 from engine.config import SearchConfig
 from engine.constants import BLACK, PASS_POINT, WHITE
@@ -227,7 +227,19 @@ def test_early_stop_when_the_lead_is_unassailable():
     assert point_from_action(int(st.actions[np.argmax(st.visits)]), 5, 5) == vertex(g, "C2")
 
 
-def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved():
+class TickingClock:
+    """Stands in for the time module: monotonic() moves on by `tick` seconds at every call."""
+
+    def __init__(self, tick: float):
+        self.tick = tick
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved(monkeypatch):
     # the capture is clear after a few hundred playouts; with a fixed time per move the search
     # still uses all of it (stopping would save nothing), with a clock it stops early
     g = game_from_diagram("""
@@ -237,15 +249,18 @@ def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved():
         X O . O X
         . X X X .
         """, BLACK, komi=0.5)
-    for bank, seconds in ((False, 0.6), (True, 3.0)):
+    # the search reads a clock that moves on 0.2 ms at every look (about the pace of real
+    # playouts), so what it does depends on the playouts alone, not on how busy the machine is
+    clock = TickingClock(0.0002)
+    monkeypatch.setattr(search_module, "time", clock)
+    used = {}
+    for bank in (False, True):
         s = Search(RolloutEvaluator(), SearchConfig(batch_size=8), seed=5)
-        start = time.monotonic()
-        s.run(g, BLACK, SearchLimits(seconds=seconds, early_stop=True, bank_time=bank))
-        used = time.monotonic() - start
-        if bank:
-            assert used < 0.9 * seconds  # the time limit would stop at seconds - half a batch
-        else:
-            assert 0.9 * seconds <= used < seconds + 0.3
+        start = clock.monotonic()
+        s.run(g, BLACK, SearchLimits(seconds=3.0, early_stop=True, bank_time=bank))
+        used[bank] = clock.monotonic() - start
+    assert 2.9 <= used[False] < 3.1  # the time limit stops at seconds - half a batch
+    assert used[True] < 0.9 * 3.0  # early stop: the clock keeps the rest
 
 
 class _PathCheckingEvaluator:

@@ -1,6 +1,7 @@
 """tournament.soak: a short soak of Dosaku against GNU Go level 10 under a byo-yomi clock sent as
-kgs-time_settings / time_left (the long runs and their figures are in docs/reliability.md), and
-the summary arithmetic on hand-made records."""
+kgs-time_settings / time_left (the long runs and their figures are in docs/reliability.md; the
+soak against GNU Go under a real clock is marked slow, the quick run checks the clock's plumbing
+with scripted engines), and the summary arithmetic on hand-made records."""
 
 import json
 import os
@@ -49,6 +50,33 @@ def test_rss_of_a_process():
     assert rss_mb(2 ** 22 + 12345) is None
 
 
+def test_soak_sends_the_byoyomi_clock_and_records_it(tmp_path, fake_engine, monkeypatch,
+                                                    capsys):
+    """The clock plumbing of the GNU Go soak below, with scripted engines: both are told the
+    byo-yomi settings and the time left before each move, the records carry the clock, and no
+    one loses on time."""
+    log = tmp_path / "gtp.log"
+    monkeypatch.setenv("FAKE_GTP_LOG", str(log))
+    out = tmp_path / "soak"
+    code = main([fake_engine("slow", "0.1"), fake_engine("pass"), "--games", "2",
+                 "--size", "9", "--komi", "7", "--kgs-time-settings", "byoyomi", "2", "2", "3",
+                 "--time-margin", "0.2", "--max-moves", "8", "--out", str(out),
+                 "--no-progress", "--rss-interval", "0.05"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    s = json.loads((out / "soak.json").read_text())["summary"]["engine1"]
+    assert s["games"] == 2 and s["illegal"] == s["crash"] == s["timeout"] == 0
+    assert 0 <= s["least_spare_seconds"] <= 8
+    sent = log.read_text().splitlines()
+    assert sum(line == "kgs-time_settings byoyomi 2 2 3" for line in sent) >= 4  # 2 x 2 engines
+    assert sum(line.startswith("time_left ") for line in sent) >= \
+        sum(line.startswith("genmove ") for line in sent) > 0
+    for game in json.loads((out / "match.json").read_text())["games"]:
+        root = sgf.Sgf_game.from_bytes((out / game["sgf"]).read_bytes()).get_root()
+        assert (root.get("TM"), root.get("OT")) == (2, "3x2 byo-yomi")
+
+
+@pytest.mark.slow
 def test_short_soak_against_gnugo_with_a_byoyomi_clock(tmp_path, capsys, gnugo):
     out = tmp_path / "soak"
     dosaku = f"{sys.executable} {ROOT / 'run_engine.py'} --boardsize 9"

@@ -16,7 +16,9 @@ The games run one after another and both engines are seeded (GNU Go plays differ
 run unless given a seed; Dosaku's search is limited by visits, not time, with one evaluation in
 flight, on the float32 net as the figures were measured: `--no-int8`, since an int8 copy is
 calibrated per machine), so each match is deterministic: the outcome does not depend on timing.
-Needs GNU Go; skips saying so when it is missing. Each match takes about five minutes.
+Needs GNU Go; skips saying so when it is missing. Each match takes about five minutes, so both
+are marked `strength` and run with --all; the quick run replays recorded positions of such a
+game instead (tests/test_strength_replay.py).
 """
 
 import json
@@ -25,9 +27,12 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from tournament.match import main
 from weights import default_card_path, default_model_path
 
+pytestmark = pytest.mark.strength
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 20
 SLACK = 2  # wins the default may drop below the least of its card's figures (docstring)

@@ -28,7 +28,7 @@ STONES = {f"C{r}": "b" for r in range(1, 10)} | {f"D{r}": "w" for r in range(1, 
 
 @pytest.fixture(scope="module")
 def srv():
-    s = server(rollout_engine(playouts=64))
+    s = server(rollout_engine(playouts=256))  # ownership averaged over enough playouts
     finished_game(s)
     return s
 

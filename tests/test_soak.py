@@ -5,6 +5,7 @@ with scripted engines), and the summary arithmetic on hand-made records."""
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -50,6 +51,22 @@ def test_rss_of_a_process():
     assert rss_mb(2 ** 22 + 12345) is None
 
 
+def _byoyomi_soak(engines, out, max_moves, rss_interval, capsys) -> tuple[dict, str]:
+    """Two 9x9 games under a tight byo-yomi clock (2 s main, 3 x 2 s): engine 1's summary and
+    what the soak printed, after checking that nobody played illegally, crashed or lost on
+    time."""
+    code = main([*engines, "--games", "2", "--size", "9", "--komi", "7",
+                 "--kgs-time-settings", "byoyomi", "2", "2", "3", "--time-margin", "0.2",
+                 "--max-moves", str(max_moves), "--out", str(out), "--no-progress",
+                 "--rss-interval", str(rss_interval)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    s = json.loads((out / "soak.json").read_text())["summary"]["engine1"]
+    assert s["games"] == 2 and s["illegal"] == s["crash"] == s["timeout"] == 0
+    assert 0 <= s["least_spare_seconds"] <= 8
+    return s, printed
+
+
 def test_soak_sends_the_byoyomi_clock_and_records_it(tmp_path, fake_engine, monkeypatch,
                                                     capsys):
     """The clock plumbing of the GNU Go soak below, with scripted engines: both are told the
@@ -58,15 +75,7 @@ def test_soak_sends_the_byoyomi_clock_and_records_it(tmp_path, fake_engine, monk
     log = tmp_path / "gtp.log"
     monkeypatch.setenv("FAKE_GTP_LOG", str(log))
     out = tmp_path / "soak"
-    code = main([fake_engine("slow", "0.1"), fake_engine("pass"), "--games", "2",
-                 "--size", "9", "--komi", "7", "--kgs-time-settings", "byoyomi", "2", "2", "3",
-                 "--time-margin", "0.2", "--max-moves", "8", "--out", str(out),
-                 "--no-progress", "--rss-interval", "0.05"])
-    printed = capsys.readouterr().out
-    assert code == 0, printed
-    s = json.loads((out / "soak.json").read_text())["summary"]["engine1"]
-    assert s["games"] == 2 and s["illegal"] == s["crash"] == s["timeout"] == 0
-    assert 0 <= s["least_spare_seconds"] <= 8
+    _byoyomi_soak([fake_engine("slow", "0.1"), fake_engine("pass")], out, 8, 0.05, capsys)
     sent = log.read_text().splitlines()
     assert sum(line == "kgs-time_settings byoyomi 2 2 3" for line in sent) >= 4  # 2 x 2 engines
     assert sum(line.startswith("time_left ") for line in sent) >= \
@@ -78,17 +87,13 @@ def test_soak_sends_the_byoyomi_clock_and_records_it(tmp_path, fake_engine, monk
 
 @pytest.mark.slow
 def test_short_soak_against_gnugo_with_a_byoyomi_clock(tmp_path, capsys, gnugo):
-    out = tmp_path / "soak"
+    # compiled first: a cold compile alone would overrun the 2 s clock
+    subprocess.run([sys.executable, str(ROOT / "run_engine.py"), "--precompile"], check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=900)
     dosaku = f"{sys.executable} {ROOT / 'run_engine.py'} --boardsize 9"
-    code = main([dosaku, f"{gnugo} --mode gtp --level 10 --chinese-rules", "--games", "2",
-                 "--size", "9", "--komi", "7", "--kgs-time-settings", "byoyomi", "2", "2", "3",
-                 "--time-margin", "0.2", "--max-moves", "30", "--out", str(out),
-                 "--no-progress", "--rss-interval", "1"])
-    printed = capsys.readouterr().out
-    assert code == 0, printed
-    s = json.loads((out / "soak.json").read_text())["summary"]["engine1"]
-    assert s["games"] == 2 and s["illegal"] == s["crash"] == s["timeout"] == 0
-    assert 0 <= s["least_spare_seconds"] <= 8  # the clock was tight: 2 s main, 3 x 2 s
+    out = tmp_path / "soak"
+    s, printed = _byoyomi_soak([dosaku, f"{gnugo} --mode gtp --level 10 --chinese-rules"], out,
+                               30, 1, capsys)
     [proc] = s["processes"]  # one engine process for both games
     assert proc["samples"] >= 5 and proc["games"] >= 1
     assert 50 < proc["rss_after_first_game_mb"] and \

@@ -85,15 +85,25 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
             if reweigh and k < depth:
-                own = t.node_value[nd] + score_utility(t.node_score[nd], c, fp)
-                if bias_on:
-                    own += VB.correction(t, nd, buf.bias_delta, buf.bias_weight,
-                                         fp[FloatParam.value_bias_factor])
-                CW.recompute(t, nd, own, buf.root_prior, k == 0, weight_exponent, prune_scale,
-                             buf.child_scratch)
+                CW.recompute(t, nd, own_utility(t, buf, nd, k, fp), buf.root_prior, k == 0,
+                             weight_exponent, prune_scale, buf.child_scratch)
             if bias_on:
                 VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
             v = -v
             bias = -bias
             s = -s
             m = -m
+
+
+@njit(cache=True, nogil=True)
+def own_utility(t, buf, node, depth, fp):
+    """The node's own evaluation as selection counts it (its mover's view): value, score
+    utility around fp's centre (the node's mover is the root's side to move at odd depths) and,
+    with value bias on, the table's current correction for its pattern."""
+    center = fp[FloatParam.score_center]
+    c = center if depth % 2 == 1 else -center
+    own = np.float64(t.node_value[node]) + score_utility(np.float64(t.node_score[node]), c, fp)
+    if buf.bias_delta.shape[0] > 1:
+        own += VB.correction(t, node, buf.bias_delta, buf.bias_weight,
+                             fp[FloatParam.value_bias_factor])
+    return own

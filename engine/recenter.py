@@ -13,9 +13,8 @@ from numba import njit
 
 from engine import child_weights as CW
 from engine import tree as T
-from engine import value_bias as VB
+from engine.backup import own_utility
 from engine.config import FloatParam
-from engine.scores import score_utility
 from engine.search_buffers import unpack
 
 
@@ -27,8 +26,6 @@ def recenter_utilities(fp, *arrays):
     t, buf = unpack(arrays)
     root = t.meta[T.M_ROOT]
     n = t.meta[T.M_NODES]
-    center = fp[FloatParam.score_center]
-    bias_on = buf.bias_delta.shape[0] > 1
     weight_exponent = fp[FloatParam.value_weight_exponent]
     prune_scale = fp[FloatParam.noise_prune_scale]
     reweigh = weight_exponent > 0.0 or prune_scale > 0.0
@@ -43,12 +40,7 @@ def recenter_utilities(fp, *arrays):
     for nd in range(n - 1, root - 1, -1):
         if depth[nd] < 0 or t.node_visits[nd] == 0:
             continue
-        # node nd's mover is the root's side to move when its depth is odd
-        c = center if depth[nd] % 2 == 1 else -center
-        own = np.float64(t.node_value[nd]) + score_utility(np.float64(t.node_score[nd]), c, fp)
-        if bias_on:
-            own += VB.correction(t, nd, buf.bias_delta, buf.bias_weight,
-                                 fp[FloatParam.value_bias_factor])
+        own = own_utility(t, buf, nd, depth[nd], fp)
         own_visits = t.node_visits[nd]  # its own evaluations: a leaf or finished game's repeats
         u_sum = 0.0
         sq_sum = 0.0

@@ -5,13 +5,13 @@ KataGo's names. A bad name or value changes nothing."""
 
 from engine.config import EngineConfig
 from gtp.protocol import GtpError, format_float
-from launch.settings import SETTINGS, Setting, parse_bool
+from launch.settings import BY_NAME, SETTINGS, Setting, parse_bool
 
 UNKNOWN_PARAM = "unknown parameter"
 INVALID_VALUE = "invalid value"
 LISTED = ("visits", "playouts", "time", "lcb", "resign-threshold", "batch", "ponder",
           "value-bias", "value-weight", "noise-prune")  # dosaku-param's order, as GoGui shows it
-PARAMS = {name: next(s for s in SETTINGS if s.name == name) for name in LISTED}
+PARAMS = {name: BY_NAME[name] for name in LISTED}
 KATAGO_NAMES = {s.katago: s.name for s in SETTINGS if s.live and s.katago}
 
 

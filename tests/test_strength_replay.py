@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import run_engine
 from engine import board as B
 from engine.constants import BLACK, WHITE, opponent
 from engine.coords import format_vertex, parse_vertex, point_from_action
+from launch.factory import engine_from_flags
 from weights import default_model_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,11 +37,6 @@ NAME = {BLACK: "b", WHITE: "w"}
 
 def net_sha256() -> str:
     return hashlib.sha256(default_model_path().read_bytes()).hexdigest()
-
-
-def build_engine():
-    """The engine `dosaku` builds from the match's flags (on the shipped default net)."""
-    return run_engine.build_engine(run_engine.parse_flags(FLAGS))
 
 
 def replay(engine, moves: list[list[str]]) -> None:
@@ -82,11 +77,10 @@ def test_the_record_is_a_game_with_many_positions(recorded):
 
 
 def test_recorded_positions_get_their_recorded_moves(recorded):
-    engine = build_engine()
+    engine = engine_from_flags(FLAGS)  # the shipped default net
     off = []
     for p in recorded["positions"]:
         chosen, _ = answer(engine, p["moves"], p["to_move"])
-        replay(engine, p["moves"])
         if chosen not in ("pass", "resign"):
             assert engine.play(COLOR[p["to_move"]], parse_vertex(chosen, 9, 9)) == B.MOVE_OK
         if chosen not in p["top"]:
@@ -98,7 +92,7 @@ def record(gnugo: str, every: int = 3, plies: int = 48) -> dict:
     """Play the default net (Black) against GNU Go level 10 and keep every `every`-th position
     where the engine is to move, answered as the test answers it."""
     from tournament.controller import GtpController
-    engine = build_engine()
+    engine = engine_from_flags(FLAGS)
     moves: list[list[str]] = []
     wanted = []
     with GtpController(f"{gnugo} {GNUGO_10}") as peer:

@@ -25,10 +25,21 @@ from engine.rules import result_string
 from engine.rules import rules_by_name
 from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
 from tournament.match import main
-from tournament.match_game import (MatchConfig, MatchError, game_result, parse_final_score,
-                                   random_opening, read_opening_file)
+from tournament.match_game import (MatchConfig, MatchError, MoveTimer, game_result,
+                                   parse_final_score, random_opening, read_opening_file)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+class ScriptedTimer(MoveTimer):
+    """Charges every genmove of a colour the same scripted seconds instead of the wall time, so
+    clock tests do not depend on how busy the machine is."""
+
+    def __init__(self, black: float, white: float):
+        self.seconds = {BLACK: black, WHITE: white}
+
+    def genmove(self, color, send):
+        return send(), self.seconds[color]
 
 
 def load(out) -> dict:
@@ -226,9 +237,10 @@ def test_match_restart_skips_finished_games(gnugo_match, tmp_path, capsys):
     assert main(changed) == 2
 
 
-def run_pair(tmp_path, e1, e2, games, *extra):
+def run_pair(tmp_path, e1, e2, games, *extra, timer=None):
     out = tmp_path / "out"
-    assert main([e1, e2, "--games", str(games), "--out", str(out)] + BASE + list(extra)) == 0
+    assert main([e1, e2, "--games", str(games), "--out", str(out)] + BASE + list(extra),
+                timer) == 0
     return load(out)["games"]
 
 
@@ -249,8 +261,9 @@ def test_misbehaving_engine_loses(fake_engine, gnugo_level0, tmp_path, mode, rea
 
 
 def test_timeout_loses(fake_engine, tmp_path):
+    # black's passes are charged nothing; white's hang is waited for on the real clock
     games = run_pair(tmp_path, fake_engine("pass"), fake_engine("hang"), 1, "--move-time", "0.2",
-                     "--time-margin", "0.2")
+                     "--time-margin", "0.2", timer=ScriptedTimer(0.0, 0.0))
     g = games[0]
     assert (g["reason"], g["winner_engine"], g["result"]) == ("timeout", 1, "B+T")
     assert g["moves"] == 1  # black passed, white hung on its first genmove

@@ -21,7 +21,7 @@ from dataclasses import asdict, replace
 from tqdm import tqdm
 
 from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
-                                   random_opening, read_opening_file)
+                                   MoveTimer, random_opening, read_opening_file)
 from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
 
 RESULT_FILE = "match.json"
@@ -32,11 +32,13 @@ CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "
 class Match:
     """Schedules the games, stores results, restarts where a previous run stopped."""
 
-    def __init__(self, cfg: MatchConfig):
+    def __init__(self, cfg: MatchConfig, timer: MoveTimer | None = None):
+        """`timer` times each genmove (default the wall clock)."""
         # the preset's own spelling of the rules; MatchError if unknown
         self.cfg = cfg = replace(cfg, rules=cfg.new_game().rules.name)
         cfg.clock_spec()  # MatchError if malformed
         self.path = os.path.join(cfg.out, RESULT_FILE)
+        self.timer = timer
         self.records: dict[int, dict] = {}
         self.openings = read_opening_file(cfg.opening_file, cfg) if cfg.opening_file \
             else None
@@ -87,7 +89,7 @@ class Match:
         return slots
 
     def _play_one(self, index: int) -> dict:
-        runner = GameRunner(self.cfg, self._slots())
+        runner = GameRunner(self.cfg, self._slots(), self.timer)
         result, moves = runner.play(index, self.opening(index))
         result.sgf = f"game-{index + 1:04d}.sgf"
         write_sgf(os.path.join(self.cfg.out, result.sgf), self.cfg, result, moves)
@@ -206,12 +208,13 @@ def config_from(ap: argparse.ArgumentParser, a: argparse.Namespace) -> MatchConf
                        clock=clock, clock_command=clock_command)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, timer: MoveTimer | None = None) -> int:
+    """The command line; `timer` replaces the wall clock that times genmoves (tests)."""
     ap = parser()
     a = ap.parse_args(argv)
     cfg = config_from(ap, a)
     try:
-        match = Match(cfg)
+        match = Match(cfg, timer)
         records = match.run(progress=not a.no_progress)
     except (MatchError, OSError) as exc:
         print(f"match: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ import math
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import board as B
@@ -268,12 +269,24 @@ class _Void(Exception):
     """Ends a game without a result (an engine refused a pre-set opening move)."""
 
 
+class MoveTimer:
+    """Times a genmove by the wall clock. The match charges clocks and judges time-outs by what
+    this returns, so tests give a timer that returns scripted seconds instead of sleeping."""
+
+    def genmove(self, color: int, send: Callable[[], str]) -> tuple[str, float]:
+        """The answer of `send()` (the genmove of `color`) and the seconds it took."""
+        t0 = time.monotonic()
+        answer = send()
+        return answer, time.monotonic() - t0
+
+
 class GameRunner:
     """Plays single games with one worker's engines."""
 
-    def __init__(self, cfg: MatchConfig, slots: EngineSlots):
+    def __init__(self, cfg: MatchConfig, slots: EngineSlots, timer: MoveTimer | None = None):
         self.cfg = cfg
         self.slots = slots
+        self.timer = timer or MoveTimer()
         self.clock = cfg.clock_spec()
         self.clocks: dict[int, PlayerClock] = {}  # per colour, for the game being played
         self.spare: dict[int, float] = {}  # least clock time a colour had left after a move
@@ -408,12 +421,15 @@ class GameRunner:
             mover, listener = ctrls[color], ctrls[opponent(color)]
             letter = color_letter(color)
             timeout = self._move_timeout(color, used, mover)
-            t0 = time.monotonic()
+            command = f"genmove {letter}"
             try:
-                answer = self._call(color, mover, f"genmove {letter}", timeout)
+                answer, elapsed = self.timer.genmove(
+                    color, lambda: self._call(color, mover, command, timeout))
             except GtpFailure as exc:
                 raise _Loss(color, "illegal", f"genmove failed: {exc.message}") from None
-            elapsed = time.monotonic() - t0
+            if timeout is not None and elapsed > timeout:
+                raise _Loss(color, "timeout", f"{command}: no answer to {command!r} within "
+                                              f"{timeout:g} s")
             used[color] += elapsed
             self._charge_clock(color, elapsed)
             if self.cfg.game_time is not None and \

@@ -376,3 +376,15 @@ def test_dosaku_self_play_on_5x5(tmp_path):
         assert g["reason"] in ("passes", "max-moves", "resign"), g
         if g["reason"] != "resign":
             assert_scored_by_rules(out, g, 5, 0.5)
+
+
+def test_worker_number_in_engine_commands(fake_engine, tmp_path):
+    # each worker starts its engines with its own number, so it can be pinned to a core
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    engine = f"env FAKE_GTP_LOG={logs}/worker-{{worker}}.log {fake_engine('pass')}"
+    games = run_pair(tmp_path, engine, engine, 4, "--parallel", "2")
+    assert len(games) == 4
+    assert sorted(p.name for p in logs.iterdir()) == ["worker-0.log", "worker-1.log"]
+    for log in logs.iterdir():
+        assert "genmove b" in log.read_text().splitlines()

@@ -159,7 +159,8 @@ def parser(prog: str = "python -m tournament.match",
            description: str = __doc__.split("\n")[0]) -> argparse.ArgumentParser:
     """The match's command line (the soak runner adds its own options to it)."""
     ap = argparse.ArgumentParser(prog=prog, description=description)
-    ap.add_argument("engine1", help="command line of engine 1 (black in even games)")
+    ap.add_argument("engine1", help="command line of engine 1 (black in even games); {worker} "
+                    "in a command becomes the worker's number (0 .. --parallel - 1)")
     ap.add_argument("engine2", help="command line of engine 2")
     ap.add_argument("--games", type=int, required=True)
     ap.add_argument("--size", type=int, default=9)

@@ -195,8 +195,10 @@ class EngineSlots:
 
     def __init__(self, commands: list[str], log_dir: str, worker: int,
                  labels: list[str] | None = None):
-        """labels name the log file of each slot (default engine1, engine2, referee)."""
-        self.commands = commands
+        """labels name the log file of each slot (default engine1, engine2, referee). `{worker}`
+        in a command becomes this worker's number (from 0), e.g. to give each worker a core of
+        its own with `taskset -c {worker}`."""
+        self.commands = [c.replace("{worker}", str(worker)) for c in commands]
         self.labels = labels or ["engine1", "engine2", "referee"]
         self.log_dir = log_dir
         self.worker = worker

@@ -35,7 +35,7 @@ from engine.positions import batch_row_from_game
 from engine.recenter import recenter_utilities
 from engine.scores import score_columns
 from engine.search_buffers import OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
-from engine.search_limits import SearchLimits, leaves_wanted, should_stop
+from engine.search_limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
 from engine.search_results import (OwnershipMean, RootStats, principal_variation,
                                    root_stats)
 from engine.selection import select_batch
@@ -246,6 +246,7 @@ class Search:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
         centred = self._set_score_center(fp)
+        most = most_in_flight(limits, self.config, int(t.node_visits[self.root]))
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
@@ -262,7 +263,7 @@ class Search:
                     stopping = should_stop(limits, stop, t, self.root_legal, visits + in_flight,
                                            playouts + in_flight, now - start, step)
                     leaves = leaves_wanted(limits, self.config, self._parallel, visits, playouts,
-                                           in_flight)
+                                           in_flight, most)
                     if stopping or leaves <= 0:
                         break
                     slot = free.popleft()

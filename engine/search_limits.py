@@ -75,12 +75,27 @@ def should_stop(limits: SearchLimits, stop, tree, root_legal, visits: int, playo
                 > _remaining_playouts(limits, visits, playouts, elapsed))
 
 
+def most_in_flight(limits: SearchLimits, config: SearchConfig, root_visits: int) -> float:
+    """Leaves a search may have in flight at once (inf: no cap), from the new playouts its
+    visit and playout limits allow at its start (`root_visits` reused): one leaf per
+    config.playouts_per_leaf_in_flight of them, at least one. Leaves in flight carry virtual
+    losses that send the next selections to other moves; in a search of a dozen playouts
+    that spreads a sizeable share of them over moves a serial search would not visit."""
+    new = _remaining_playouts(limits, root_visits, 0, 0.0)
+    if not config.playouts_per_leaf_in_flight or not np.isfinite(new):
+        return np.inf
+    return max(1, int(new) // config.playouts_per_leaf_in_flight)
+
+
 def leaves_wanted(limits: SearchLimits, config: SearchConfig, parallel: int, visits: int,
-                  playouts: int, in_flight: int) -> int:
+                  playouts: int, in_flight: int, most: float = np.inf) -> int:
     """Leaves for the next batch: config.batch_size at most, fewer while the tree is small
     (root visits / (batch_growth x `parallel` batches in flight): virtual losses then send few
-    visits astray), never beyond a visit or playout limit (counting the leaves in flight)."""
+    visits astray), never beyond a visit or playout limit (counting the leaves in flight) nor
+    beyond `most` leaves in flight (most_in_flight)."""
     n = config.batch_size
+    if np.isfinite(most):
+        n = min(n, int(most) - in_flight)
     if config.batch_growth:
         n = min(n, max(1, visits // (config.batch_growth * parallel)))
     if limits.visits:

@@ -3,6 +3,7 @@ grow with the tree: overlap, exact limits, reproducibility, clean failure."""
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -83,6 +84,25 @@ def test_visit_limited_search_is_reproducible_despite_threads():
 
     first = run(3)
     assert run(3) == first and sum(first.values()) == 499
+
+
+def test_a_search_of_a_few_playouts_keeps_one_leaf_in_flight():
+    # KataGo's minPlayoutsPerThread (8): a limit that allows fewer than 16 new playouts is
+    # searched one leaf at a time, reused visits not counted as new
+    g = GameState(7, 7, 0.5)
+    ev = SlowEvaluator(delay=0.01)
+    s = Search(ev, CFG, seed=6)
+    s.run(g, BLACK, SearchLimits(visits=15))
+    assert (ev.most_running, set(ev.sizes)) == (1, {1})
+    reused = int(s.tree.node_visits[s.root])
+    s.run(g, BLACK, SearchLimits(visits=reused + 15))
+    assert ev.most_running == 1 and int(s.tree.node_visits[s.root]) == reused + 15
+    s.run(g, BLACK, SearchLimits(visits=reused + 15 + 40))  # 40 new: two batches at once
+    assert ev.most_running == 2
+    uncapped = SlowEvaluator(delay=0.01)
+    Search(uncapped, replace(CFG, playouts_per_leaf_in_flight=0), seed=6).run(
+        g, BLACK, SearchLimits(playouts=15))
+    assert uncapped.most_running == 2
 
 
 def test_batches_grow_with_the_root_visits():

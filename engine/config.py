@@ -100,6 +100,11 @@ class SearchConfig:
     # scale of `noise_prune_scale` (0 and 0 = plain backups)
     value_weight_exponent: float = 0.0
     noise_prune_scale: float = 0.0
+    # KataGo's policy optimism, for nets with an optimistic policy head (KataGo's GTP: 1.0 in
+    # the tree, 0.2 at the root, whose prior then comes from an evaluation of its own each
+    # search): the share of that head's logits mixed into the policy's (0 = the plain head)
+    policy_optimism: float = 0.0
+    root_policy_optimism: float = 0.0
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out
     ucb1: bool = False  # UCB1 selection (Q + C sqrt(ln N / n), unvisited first) ignoring priors
     ucb1_c: float = 1.0  # the C of UCB1 (values in [-1, 1])

@@ -30,6 +30,9 @@ class PositionBatch:
     legal[i, a]          legal actions of the side to move (pass last)
     handicap_stones      the game's handicap (the rules' white handicap bonus depends on it)
     seed                 a fresh random number per evaluate call (e.g. to pick a symmetry)
+    policy_optimism      share of a network's optimistic policy head mixed into its policy
+                         logits (KataGo's policy optimism); evaluators without that head
+                         (Capabilities.optimistic_policy) ignore it
     """
 
     def __init__(self, capacity: int, width: int, height: int, komi: float, rules: Rules):
@@ -40,6 +43,7 @@ class PositionBatch:
         self.komi = komi
         self.rules = rules
         self.seed = 0
+        self.policy_optimism = 0.0
         self.count = 0
         self.handicap_stones = 0
         self.boards = np.zeros((capacity, B.NUM_ROWS, n), dtype=np.int64)
@@ -80,6 +84,7 @@ class Capabilities:
     parallel_calls: int = 1  # evaluate calls, each on its own batch, it can run at once (the
     #                          search keeps that many in flight on worker threads)
     network: bool = False  # has raw_model(): an ONNX network whose raw outputs kata-raw-nn shows
+    optimistic_policy: bool = False  # mixes batch.policy_optimism of an optimistic policy head in
     precompile_kind: str | None = None  # its numba kernels that engine/precompile.py compiles
     #                                     on a cold start: `rollout`, a feature set, or None
 

@@ -295,6 +295,8 @@ class OnnxEvaluator:
         self.symmetry = symmetry  # None: a random symmetry per position
         self.seed = seed
         self.capabilities = Capabilities(parallel_calls=parallel_calls, network=True,
+                                         optimistic_policy="policy_optimistic"
+                                         in model.output_names,
                                          precompile_kind=model.feature_set)
         self.float_model = float_model  # the float32 file a quantized `model` was made from
         self._float: OnnxModel | None = None
@@ -322,7 +324,7 @@ class OnnxEvaluator:
     def evaluate(self, batch) -> Evaluation:
         raw = self._raw(batch)
         return to_evaluation(raw, batch.legal[:batch.count], self.model,
-                             no_result_possible(batch.rules))
+                             no_result_possible(batch.rules), batch.policy_optimism)
 
     def outputs(self, batch) -> NetOutputs:
         """All post-processed outputs (policy, WDL, lead, ownership) of the batch's rows."""

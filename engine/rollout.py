@@ -134,7 +134,8 @@ class MixedEvaluator:
         self.lam = lam
         net_caps = capabilities_of(net)
         self.capabilities = Capabilities(needs_history=net_caps.needs_history,
-                                         network=net_caps.network)
+                                         network=net_caps.network,
+                                         optimistic_policy=net_caps.optimistic_policy)
 
     def raw_model(self):
         """The network's model for kata-raw-nn (see OnnxEvaluator.raw_model)."""

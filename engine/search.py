@@ -103,6 +103,9 @@ class Search:
         # the root's board, history and recent moves, filled as the leaves' rows are
         self._root_batch = PositionBatch(1, w, h, game.komi, game.rules)
         batches = [PositionBatch(bs, w, h, game.komi, game.rules) for _ in range(self._parallel)]
+        for b in batches:
+            b.policy_optimism = self.config.policy_optimism
+        self._root_batch.policy_optimism = self.config.root_policy_optimism
         buffers = new_buffers(self._root_batch, batches, T.max_depth_for(w, h) + 1,
                               self.config.cache_size,
                               VB.table_length(self.config.value_bias_factor))
@@ -151,6 +154,7 @@ class Search:
     def _new_root_state(self) -> None:
         """Forget what belonged to the previous root: its prior, ownership and full flag."""
         self._prior_ready = False
+        self._root_policy = None
         self._ownership.clear()
         self.tree_full = False
 
@@ -203,13 +207,28 @@ class Search:
         return int(fresh.node_visits[1])
 
     # ---- running ---------------------------------------------------------------------------
+    def _evaluate_root_policy(self, game, color: int) -> None:
+        """The root's policy at the root's own policy optimism, when it differs from the tree's
+        and the evaluator has an optimistic head: one evaluation of the root each search, as
+        KataGo's, since the root's edges hold the policy it had as a node of the tree."""
+        cfg = self.config
+        if not self.capabilities.optimistic_policy or color != game.to_move \
+                or cfg.root_policy_optimism == cfg.policy_optimism:
+            self._root_policy = None
+            return
+        b = self._root_batch
+        b.count = 1
+        b.seed = int(self.rng.integers(1 << 31))
+        self._root_policy = np.asarray(self.evaluator.evaluate(b).policy[0], np.float64)
+
     def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float) -> None:
         t = self.tree
         root = self.root
         s = int(t.node_edge_start[root])
         ne = int(t.node_num_edges[root])
         actions = t.edge_action[s:s + ne]
-        prior = t.edge_prior[s:s + ne].astype(np.float64)
+        prior = t.edge_prior[s:s + ne].astype(np.float64) if self._root_policy is None \
+            else self._root_policy[actions]
         legal = self.root_legal[actions]
         prior = np.where(legal, prior, 0.0)
         total = prior.sum()
@@ -239,9 +258,10 @@ class Search:
         buf.root_legal[:] = game.legal_mask(color)
         buf.root_prior[:] = 0
         self._prior_ready = False
+        batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
+        self._evaluate_root_policy(game, color)
         if t.node_state[self.root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)
-        batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
         for slot in self._slots:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)

@@ -31,12 +31,15 @@ CHANGES = {
     "value-bias": ("0.3", "0.3", lambda c: c.search.value_bias_factor == 0.3),
     "value-weight": ("0.5", "0.5", lambda c: c.search.value_weight_exponent == 0.5),
     "noise-prune": ("0.2", "0.2", lambda c: c.search.noise_prune_scale == 0.2),
+    "policy-optimism": ("1", "1", lambda c: c.search.policy_optimism == 1.0),
+    "root-policy-optimism": ("0.2", "0.2", lambda c: c.search.root_policy_optimism == 0.2),
 }
 BAD_VALUES = {"visits": ["-1", "1.5", "x"], "playouts": ["-3", "many"],
               "time": ["-1", "nan", "inf", "soon"], "lcb": ["maybe", "2"],
               "resign-threshold": ["1", "-0.1", "nan"], "batch": ["0", "2000", "8.0"],
               "ponder": ["sometimes"], "value-bias": ["-0.1", "1.5", "nan", "some"],
-              "value-weight": ["-0.5", "1.1", "nan"], "noise-prune": ["-1", "11", "inf"]}
+              "value-weight": ["-0.5", "1.1", "nan"], "noise-prune": ["-1", "11", "inf"],
+              "policy-optimism": ["-0.1", "1.01", "nan"], "root-policy-optimism": ["2", "x"]}
 
 
 @pytest.fixture

@@ -101,8 +101,8 @@ class SearchConfig:
     value_weight_exponent: float = 0.0
     noise_prune_scale: float = 0.0
     # KataGo's policy optimism, for nets with an optimistic policy head (KataGo's GTP: 1.0 in
-    # the tree, 0.2 at the root, whose prior then comes from an evaluation of its own each
-    # search): the share of that head's logits mixed into the policy's (0 = the plain head)
+    # the tree, 0.2 at the root, whose prior then comes from an evaluation of its own once it
+    # is the root): the share of that head's logits mixed into the policy's (0 = the plain head)
     policy_optimism: float = 0.0
     root_policy_optimism: float = 0.0
     virtual_loss: int = 1  # losses added per in-flight visit so one batch spreads out

@@ -209,12 +209,13 @@ class Search:
     # ---- running ---------------------------------------------------------------------------
     def _evaluate_root_policy(self, game, color: int) -> None:
         """The root's policy at the root's own policy optimism, when it differs from the tree's
-        and the evaluator has an optimistic head: one evaluation of the root each search, as
-        KataGo's, since the root's edges hold the policy it had as a node of the tree."""
+        and the evaluator has an optimistic head: one evaluation of each new root, as KataGo
+        makes, since the root's edges hold the policy it had as a node of the tree. Later
+        searches of the same root (ponder, analysis, genmove) keep it (_new_root_state forgets
+        it with the root)."""
         cfg = self.config
-        if not self.capabilities.optimistic_policy or color != game.to_move \
-                or cfg.root_policy_optimism == cfg.policy_optimism:
-            self._root_policy = None
+        if self._root_policy is not None or not self.capabilities.optimistic_policy \
+                or color != game.to_move or cfg.root_policy_optimism == cfg.policy_optimism:
             return
         b = self._root_batch
         b.count = 1

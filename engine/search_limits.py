@@ -93,9 +93,7 @@ def leaves_wanted(limits: SearchLimits, config: SearchConfig, parallel: int, vis
     (root visits / (batch_growth x `parallel` batches in flight): virtual losses then send few
     visits astray), never beyond a visit or playout limit (counting the leaves in flight) nor
     beyond `most` leaves in flight (most_in_flight)."""
-    n = config.batch_size
-    if np.isfinite(most):
-        n = min(n, int(most) - in_flight)
+    n = min(config.batch_size, most - in_flight)
     if config.batch_growth:
         n = min(n, max(1, visits // (config.batch_growth * parallel)))
     if limits.visits:

@@ -142,11 +142,13 @@ SETTINGS = (  # in --help order
             "head (KataGo's transformer nets): the share of its logits mixed into the policy "
             "inside the tree (0..1, 0 = the plain head; KataGo's GTP uses 1; default "
             f"{SearchConfig.policy_optimism:g})", float, SearchConfig.policy_optimism,
-            metavar="SHARE", low=0, high=1, field="search.policy_optimism", live=True, katago="policyoptimism"),
+            metavar="SHARE", low=0, high=1, field="search.policy_optimism", live=True,
+            katago="policyoptimism"),
     Setting("root-policy-optimism", "the same at the root, whose prior then comes from an "
-            "evaluation of its own each search (0..1; KataGo's GTP uses 0.2; default "
+            "evaluation of its own once it is the root (0..1; KataGo's GTP uses 0.2; default "
             f"{SearchConfig.root_policy_optimism:g})", float, SearchConfig.root_policy_optimism,
-            metavar="SHARE", low=0, high=1, field="search.root_policy_optimism", live=True, katago="rootpolicyoptimism"),
+            metavar="SHARE", low=0, high=1, field="search.root_policy_optimism", live=True,
+            katago="rootpolicyoptimism"),
     Setting("seed", "random seed (default 0)", int, 0, field="seed"),
     Setting("resign-threshold", "resign below this winrate (0 = never; default 0.05)", float,
             0.05, low=0, high=1, below_high=True, field="resign_threshold", live=True),

@@ -76,6 +76,10 @@ def test_the_tree_mixes_its_share_and_the_root_its_own():
     actions, priors = child_edge_priors(s)
     expected = softmax_over_legal(1.0 * OPTIMISTIC, np.ones(ACTIONS, bool))[actions]
     assert np.allclose(priors / priors.sum(), expected / expected.sum(), atol=1e-5)
+    # the same root searched again keeps the policy it was evaluated with
+    calls = len(ev.calls)
+    s.run(g, BLACK, SearchLimits(visits=70))
+    assert {share for share, _ in ev.calls[calls:]} == {1.0}
     # a root reused from the last move: its edges hold the tree's mix, its prior comes from an
     # evaluation of its own again
     move = int(s.root_stats().actions[np.argmax(s.root_stats().visits)])

@@ -7,8 +7,8 @@ bXcY's; the added blocks come after them with their residual branch's last convo
 zero, as a fresh net's do (training/model.py), and are the identity until trained. Heads, tip
 and input layers are copied.
 
-The new checkpoint keeps the step and the sampling generators and starts a fresh optimizer
-(there is no momentum for the new weights):
+The new checkpoint keeps the step and the sampling generators and starts the trainer's optimizer
+afresh (there is no momentum for the new weights), in the trainer's own checkpoint layout:
 
     python -m training.grow CHECKPOINT|RUN_DIR --net b10c96 OUT_RUN_DIR
 """
@@ -19,11 +19,13 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, \
     resolve_checkpoint, save_checkpoint
 from training.model import DosakuNet, build_net, net_config
+from training.train import TrainConfig, Trainer
 
 
 def deepen(net: DosakuNet, name: str, seed: int = 0) -> DosakuNet:
@@ -34,8 +36,8 @@ def deepen(net: DosakuNet, name: str, seed: int = 0) -> DosakuNet:
                          f"not into {name}")
     grown = build_net(name, seed)
     missing, unexpected = grown.load_state_dict(net.state_dict(), strict=False)
-    added = {f"blocks.{i}." for i in range(old.blocks, new.blocks)}
-    if unexpected or any(not key.startswith(tuple(added)) for key in missing):
+    added = tuple(f"blocks.{i}." for i in range(old.blocks, new.blocks))
+    if unexpected or any(not key.startswith(added) for key in missing):
         raise ValueError(f"{old.name} and {name} differ beyond the added blocks")
     return grown
 
@@ -48,12 +50,13 @@ def grow_checkpoint(source: str | Path, name: str, out_run: str | Path) -> Path:
     net = build_net(state["net"])
     net.load_state_dict(state["model"])
     grown = deepen(net, name, seed=int(state["step"]))
-    optimizer = torch.optim.SGD(grown.parameters(), lr=0.0, momentum=0.9, nesterov=True)
-    config = dict(state.get("config", {}), net=name)
+    trainer = Trainer(grown, TrainConfig(data=[], out=str(out_run), net=name),
+                      torch.device("cpu"))
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state["rng"]
     return save_checkpoint(out_run, {
-        "net": name, "step": state["step"], "model": grown.state_dict(),
-        "optimizer": optimizer.state_dict(), "rng": state["rng"],
-        "torch_rng": state["torch_rng"], "config": config})
+        **trainer.state(int(state["step"]), rng), "torch_rng": state["torch_rng"],
+        "config": dict(state.get("config", {}), net=name)})
 
 
 def main(argv=None) -> int:

@@ -156,6 +156,8 @@ class EngineConfig:
     use_lcb: bool = True  # choose the move with the best lower confidence bound, not most visits
     lcb_stdevs: float = 3.0  # width of that bound in standard errors
     lcb_min_visit_prop: float = 0.15  # only moves with this share of the best visits compete
+    katago_choice: bool = False  # choose as KataGo does instead (engine/move_choice.py): trim
+    #                              visits spent beyond a move's worth, LCB of the utility
     resign_threshold: float = 0.05  # resign if the best winrate stays below this (0 = never)
     resign_consecutive: int = 3  # ... for this many of our moves in a row
     resign_min_move: int = 20  # ... and never before this move number (scaled to board area)

@@ -31,6 +31,11 @@ class RootStats:
     #                                   deviation over the searched lines
     root_score_mean: float = 0.0
     root_score_stdev: float = 0.0
+    utility: np.ndarray = field(default_factory=lambda: np.zeros(0))  # mean utility the search
+    #                                   selected by: value plus score utility (0 when unvisited)
+    utility_sq: np.ndarray = field(default_factory=lambda: np.zeros(0))  # its mean square
+    root_utility: float = 0.0  # the root's mean utility, side to move's view
+    root_utility_sq: float = 0.0  # its mean square
 
 
 def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None) -> RootStats:
@@ -53,6 +58,8 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None) -> Root
     value_sq = np.where(visits > 0, t.node_value_sq[children] / safe, 0.0)
     score = np.where(visits > 0, t.node_score_sum[children] / safe, 0.0)
     mean, stdev = score_mean_and_stdev(t.node_score_moments[children], visits)
+    utility = np.where(visits > 0, t.node_sel[children, 1] / safe, 0.0)
+    utility_sq = np.where(visits > 0, t.node_utility_sq[children] / safe, 0.0)
     if root_prior is not None:
         prior = root_prior[actions].astype(np.float64)
     else:
@@ -63,7 +70,10 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None) -> Root
     return RootStats(actions, visits, value, value_sq, score, prior, rv,
                      -float(t.node_value_sum[root]) / rv if rv else 0.0,
                      -float(t.node_score_sum[root]) / rv if rv else 0.0,
-                     mean, stdev, -float(root_mean[0]), float(root_stdev[0]))
+                     mean, stdev, -float(root_mean[0]), float(root_stdev[0]),
+                     utility, utility_sq,
+                     -float(t.node_sel[root, 1]) / rv if rv else 0.0,
+                     float(t.node_utility_sq[root]) / rv if rv else 0.0)
 
 
 def principal_variation(t, action: int, max_len: int = 30) -> list[int]:

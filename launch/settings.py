@@ -154,6 +154,10 @@ SETTINGS = (  # in --help order
             0.05, low=0, high=1, below_high=True, field="resign_threshold", live=True),
     Setting("lcb", "choose moves by lower confidence bound (default) or by visits", bool, True,
             field="use_lcb", live=True),
+    Setting("katago-choice", "choose moves as KataGo does instead: visits a move got beyond "
+            "its worth in hindsight trimmed, then the best lower confidence bound of the utility "
+            "(value and score) with 5 standard errors (default off)", bool, False,
+            field="katago_choice", live=True),
     Setting("ponder", "think on the opponent's time after genmove until the next command "
             "(default off)", bool, False, field="ponder", live=True),
     Setting("log-file", "also write the log to this file"),

@@ -25,6 +25,7 @@ CHANGES = {
     "playouts": ("64", "64", lambda c: c.playouts == 64),
     "time": ("2.5", "2.5", lambda c: c.seconds == 2.5),
     "lcb": ("false", "false", lambda c: not c.use_lcb),
+    "katago-choice": ("true", "true", lambda c: c.katago_choice),
     "resign-threshold": ("0.1", "0.1", lambda c: c.resign_threshold == 0.1),
     "batch": ("4", "4", lambda c: c.search.batch_size == 4),
     "ponder": ("true", "true", lambda c: c.ponder),
@@ -36,6 +37,7 @@ CHANGES = {
 }
 BAD_VALUES = {"visits": ["-1", "1.5", "x"], "playouts": ["-3", "many"],
               "time": ["-1", "nan", "inf", "soon"], "lcb": ["maybe", "2"],
+              "katago-choice": ["perhaps"],
               "resign-threshold": ["1", "-0.1", "nan"], "batch": ["0", "2000", "8.0"],
               "ponder": ["sometimes"], "value-bias": ["-0.1", "1.5", "nan", "some"],
               "value-weight": ["-0.5", "1.1", "nan"], "noise-prune": ["-1", "11", "inf"],

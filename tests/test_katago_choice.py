@@ -1,0 +1,89 @@
+"""KataGo's final move choice (engine/move_choice.py katago_selection_values), checked against
+values worked out by hand from KataGo's formulas (cpp/search/searchresults.cpp
+getPlaySelectionValues, searchhelpers.cpp getSelfUtilityLCBAndRadius)."""
+
+import numpy as np
+
+from engine.board import MOVE_OK
+from engine.config import EngineConfig, SearchConfig
+from engine.constants import BLACK, WHITE
+from engine.coords import action_from_point
+from engine.engine import Engine
+from engine.game import GameState
+from engine.move_choice import choose_action, katago_selection_values
+from engine.search_results import RootStats
+from tests.evaluators import SkewedEvaluator
+
+CHOICE = EngineConfig(katago_choice=True)
+
+
+def _stats(visits, prior, utility, utility_sq, root_utility=0.0, root_utility_sq=0.04):
+    n = len(visits)
+    visits = np.array(visits, np.int64)
+    return RootStats(actions=np.arange(n), visits=visits, value=np.array(utility, float),
+                     value_sq=np.array(utility_sq, float), score=np.zeros(n),
+                     prior=np.array(prior, float), root_visits=int(visits.sum()) + 1,
+                     root_value=root_utility, root_score=0.0,
+                     utility=np.array(utility, float), utility_sq=np.array(utility_sq, float),
+                     root_utility=root_utility, root_utility_sq=root_utility_sq)
+
+
+def test_visits_beyond_a_moves_worth_are_trimmed():
+    # 91 root visits, utility 0 with mean square 0.04: stdev sqrt((0.16*2 + 0.04*91) / 92)
+    # = 0.2075, factor 1 + 0.85 (0.2075/0.4 - 1) = 0.5909; c = 1 + 0.45 ln(590/500) = 1.0745;
+    # scaling = 1.0745 sqrt(90.01) 0.5909 = 6.024. The most visited child's PUCT value
+    # 0.10 + 6.024 * 0.5 / 51 = 0.1591; the visits that value would have given the others:
+    # 6.024 * 0.3 / (0.1591 - 0.05) - 1 = 15.57 -> 16 of 20, 6.024 * 0.2 / 0.4591 - 1 = 1.62 -> 2.
+    stats = _stats([50, 20, 20], [0.5, 0.3, 0.2], [0.10, 0.05, -0.30],
+                   [0.0125, 0.005, 0.0925])
+    values = katago_selection_values(stats, SearchConfig(), 0.15)
+    assert values[1] == 16 and values[2] == 2
+    assert values[0] >= 50
+    assert choose_action(stats, CHOICE, np.random.default_rng(0), GameState(5, 5, 0.5)) == 0
+
+
+def test_a_tighter_better_move_overtakes_the_most_visited():
+    # the second child: 40 visits, utility 0.1 with stdev 0.02: bound 0.1 - 5 * 0.02 / sqrt(40)
+    # = 0.084 against the first's 0 - 5 * 0.02 / 10 = -0.01
+    tight = _stats([100, 40], [0.5, 0.5], [0.0, 0.1], [0.0004, 0.0104])
+    rng = np.random.default_rng(0)
+    game = GameState(5, 5, 0.5)
+    assert choose_action(tight, CHOICE, rng, game) == 1
+    assert choose_action(tight, EngineConfig(use_lcb=False), rng, game) == 0
+    values = katago_selection_values(tight, SearchConfig(), 0.15)
+    # raised until its lead in bounds would vanish: ((r + e) / (r + 0.2 e))^2 * 100 with
+    # r = 0.01 (the first's radius), e = 0.0942: (0.1042 / 0.02884)^2 * 100 = 1305
+    assert 1250 < values[1] < 1360
+    # the same mean with stdev 0.5: bound 0.1 - 5 * 0.5 / sqrt(40) = -0.295, below the first's
+    wide = _stats([100, 40], [0.5, 0.5], [0.0, 0.1], [0.0004, 0.26])
+    assert choose_action(wide, CHOICE, rng, game) == 0
+
+
+def test_too_few_visits_cannot_compete_on_the_bound():
+    # 10 of 100 visits is under 0.15 of the most visited: however good, it is not chosen
+    stats = _stats([100, 10], [0.5, 0.5], [0.0, 0.5], [0.0004, 0.2501])
+    assert choose_action(stats, CHOICE, np.random.default_rng(0), GameState(5, 5, 0.5)) == 0
+
+
+def test_unvisited_children_get_nothing():
+    stats = _stats([30, 0, 5], [0.2, 0.7, 0.1], [0.0, 0.0, 0.0], [0.01, 0.0, 0.01])
+    values = katago_selection_values(stats, SearchConfig(), 0.15)
+    assert values[1] == 0 and values[0] > 0
+
+
+def test_an_engine_with_katago_choice_plays_legal_moves():
+    cfg = EngineConfig(search=SearchConfig(batch_size=4, max_nodes=20_000, max_edges=200_000),
+                       playouts=60, seconds=0, katago_choice=True, resign_threshold=0,
+                       report_reuse=False, report_moves=False)
+    evaluator = SkewedEvaluator(50, score_per_value=8.0)
+    e = Engine(7, 7, 7.5, evaluator=evaluator, config=cfg, log=lambda m: None)
+    for i in range(12):
+        color = BLACK if i % 2 == 0 else WHITE
+        legal = e.game.legal_mask(color)
+        point = e.genmove(color, commit=False)
+        stats = e.search.root_stats()
+        visited = stats.visits > 0
+        # utilities carry the score term: value alone stays in [-0.5, 0.5)
+        assert np.all(np.abs(stats.utility[visited]) <= 1.4)
+        assert legal[action_from_point(point, 7, 7)]
+        assert e.play(color, point) == MOVE_OK

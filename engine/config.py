@@ -167,6 +167,8 @@ class EngineConfig:
     noise_alpha_scale: float = 0.03 * 361  # alpha = this / number of legal moves
     temperature: float = 0.0  # self-play: sample moves with visits^(1/T) (0 = best move)
     temperature_moves: int = 30  # moves played with that temperature, then T -> 0
+    tree_reuse: bool = True  # keep the subtree of each move played for the next search
+    #                          (off: every search starts fresh, KataGo's clearBotBeforeSearch)
     report_reuse: bool = True  # log reused visits to stderr after tree reuse
     report_moves: bool = True  # log one line per genmove: visits, speed, winrate, lead, PV
     ponder: bool = False  # think on the opponent's time after genmove (the GTP server runs it)

@@ -252,6 +252,9 @@ class Engine:
         self.search.clear_cache()
 
     def _follow_move(self) -> None:
+        if not self.config.tree_reuse:
+            self.search.reset()
+            return
         had_tree = self.search.has_tree
         reused = self.search.update_with_move(self.game)
         self._root_limit = None  # the kept subtree was searched below a root: with every move

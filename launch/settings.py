@@ -158,6 +158,9 @@ SETTINGS = (  # in --help order
             "its worth in hindsight trimmed, then the best lower confidence bound of the utility "
             "(value and score) with 5 standard errors (default off)", bool, False,
             field="katago_choice", live=True),
+    Setting("tree-reuse", "keep the searched subtree of each move played for the next search "
+            "(default on; off: every search starts fresh, as KataGo's clearBotBeforeSearch)",
+            bool, True, field="tree_reuse"),
     Setting("ponder", "think on the opponent's time after genmove until the next command "
             "(default off)", bool, False, field="ponder", live=True),
     Setting("log-file", "also write the log to this file"),

@@ -55,6 +55,20 @@ def test_genmove_plays_legal_moves_and_reuses_the_tree():
     assert len(reused) == 8 and max(reused) > 0
 
 
+def test_without_tree_reuse_every_search_starts_fresh():
+    logs = []
+    cfg = EngineConfig(search=FAST.search, playouts=100, seconds=0, tree_reuse=False)
+    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=cfg, log=logs.append)
+    for _ in range(4):
+        e.genmove(e.game.to_move)
+        assert not e.search.has_tree
+        # a fresh root gets exactly the new playouts: nothing was kept
+        e.genmove(e.game.to_move, commit=False)
+        assert e.search.root_stats().root_visits == 100
+        _replies(e, e.game.to_move)
+    assert not [m for m in logs if m.startswith("tree reuse")]
+
+
 def test_genmove_without_commit_leaves_the_game_alone():
     e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
     p = e.genmove(BLACK, commit=False)

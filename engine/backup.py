@@ -69,10 +69,11 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])
         m2 = np.float64(t.node_score_stats[leaf, 1])
+        # the leaf's mover is the root's side to move when its depth is odd; one ply up both the
+        # score and the centre change sign, and so does the score utility
+        su = score_utility(m, m2, center if depth % 2 == 1 else -center, fp, buf.score_table)
         for k in range(depth, -1, -1):
             nd = buf.path_nodes[i, k]
-            # Node k's mover is the root's side to move when k is odd.
-            c = center if k % 2 == 1 else -center
             t.node_visits[nd] += 1
             t.node_value_sum[nd] += v
             t.node_value_sq[nd] += v * v
@@ -80,7 +81,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
-            u = v + bias + score_utility(s, c, fp)
+            u = v + bias + su
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
@@ -91,6 +92,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
             v = -v
             bias = -bias
+            su = -su
             s = -s
             m = -m
 
@@ -102,7 +104,9 @@ def own_utility(t, buf, node, depth, fp):
     with value bias on, the table's current correction for its pattern."""
     center = fp[FloatParam.score_center]
     c = center if depth % 2 == 1 else -center
-    own = np.float64(t.node_value[node]) + score_utility(np.float64(t.node_score[node]), c, fp)
+    own = np.float64(t.node_value[node]) + score_utility(
+        np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
+        buf.score_table)
     if buf.bias_delta.shape[0] > 1:
         own += VB.correction(t, node, buf.bias_delta, buf.bias_weight,
                              fp[FloatParam.value_bias_factor])

@@ -405,7 +405,7 @@ class Search:
         the root had visits."""
         t = self.tree
         visits = int(t.node_visits[self.root])
-        expected = -float(t.node_score_sum[self.root]) / visits if visits else 0.0
+        expected = -float(t.node_score_moments[self.root, 0]) / visits if visits else 0.0
         center = fp[FloatParam.score_center] = 0.8 * expected
         if visits and center != self._sums_center:
             recenter_utilities(fp, *t, *self._buf)

@@ -15,6 +15,7 @@ from numba import njit
 
 from engine import tree as T
 from engine.evaluator import PositionBatch
+from engine.scores import expected_atan_table
 
 # leaf kinds (SearchBuffers.leaf_kind)
 KIND_EVAL = 0  # needs the evaluator: its position is in batch row leaf_row
@@ -66,6 +67,7 @@ class SearchBuffers(NamedTuple):
     bias_delta: np.ndarray  # float64 [S]: weighted deltas per pattern slot
     bias_weight: np.ndarray  # float64 [S]: their weights
     child_scratch: np.ndarray  # float64 [4, A]: engine/child_weights.py's per-child values
+    score_table: np.ndarray  # float64: engine.scores.expected_atan_table(), read only
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
 
@@ -95,7 +97,8 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
         cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
         cache_policy=np.zeros((cs, a), np.float32),
         cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
-        bias_delta=np.zeros(bias_len), bias_weight=np.zeros(bias_len))
+        bias_delta=np.zeros(bias_len), bias_weight=np.zeros(bias_len),
+        score_table=expected_atan_table())
     out = []
     for b in batches:
         bs = b.capacity

@@ -28,7 +28,7 @@ _KIND_FULL = 3  # no free node or edge left
 
 
 @njit(cache=True)
-def _select_child(t, node, depth, root_prior, root_legal, fp, ip):
+def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
     """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges.
 
     Edges with a child come first (tree.attach_child), then the unvisited edge with the
@@ -78,7 +78,9 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip):
     # utilities from the chooser's view (the node's side to move): its own evaluation, and
     # the mean of the completed visits through it (node_sel minus the virtual losses)
     center = fp[FloatParam.score_center] if depth % 2 == 1 else -fp[FloatParam.score_center]
-    own = -(t.node_value[node] + score_utility(t.node_score[node], center, fp))
+    own = -(t.node_value[node] + score_utility(t.node_score_stats[node, 0],
+                                               t.node_score_stats[node, 1], center, fp,
+                                               score_table))
     visits = t.node_visits[node]
     mean = -(t.node_sel[node, 1] + t.node_virtual[node]) / visits if visits > 0 else own
     mass = 0.0
@@ -217,7 +219,8 @@ def select_batch(fp, ip, *arrays):
             if st != T.EXPANDED or depth >= ip[IntParam.max_depth]:
                 kind = KIND_STORED
                 break
-            e = _select_child(t, node, depth, buf.root_prior, root_legal, fp, ip)
+            e = _select_child(t, node, depth, buf.root_prior, root_legal, fp, ip,
+                              buf.score_table)
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:

@@ -9,7 +9,7 @@ import numpy as np
 from engine import tree as T
 from engine.config import FloatParam, SearchConfig
 from engine.constants import BLACK
-from engine.scores import score_utility
+from engine.scores import expected_atan_table, score_utility
 from engine.selection import _select_child
 
 ACTIONS = 10  # a 3x3 board and pass
@@ -39,6 +39,7 @@ def _random_node(rng, children):
     t.node_utility_sq[node] = (utilities ** 2).sum()
     t.node_value[node] = rng.uniform(-1, 1)
     t.node_score[node] = rng.uniform(-20, 20)
+    t.node_score_stats[node] = (t.node_score[node], t.node_score[node] ** 2 + rng.uniform(0, 200))
     return t, node
 
 
@@ -46,7 +47,9 @@ def _reference(t, node, depth, fp):
     """Index of the edge KataGo's PUCT picks (chooser = the node's side to move)."""
     c = SearchConfig()
     center = fp[FloatParam.score_center] * (1 if depth % 2 == 1 else -1)
-    own = -(t.node_value[node] + score_utility(t.node_score[node], center, fp))
+    own = -(t.node_value[node] + score_utility(t.node_score_stats[node, 0],
+                                               t.node_score_stats[node, 1], center, fp,
+                                               expected_atan_table()))
     visits = t.node_visits[node]
     mean = -t.node_sel[node, 1] / visits
     start, kids = t.node_edge_start[node], t.node_num_children[node]
@@ -81,5 +84,5 @@ def test_selection_matches_katago_formulas():
                                              max_depth=20, history=False, exact_end=False)
         fp, ip = np.array(fp), np.array(ip)
         chosen = _select_child(t, node, depth, np.zeros(ACTIONS, np.float32),
-                               np.ones(ACTIONS, np.bool_), fp, ip)
+                               np.ones(ACTIONS, np.bool_), fp, ip, expected_atan_table())
         assert chosen == _reference(t, node, depth, fp), seed

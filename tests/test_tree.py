@@ -9,7 +9,7 @@ from engine.constants import BLACK, WHITE
 from engine.coords import point_from_action
 from engine.evaluator import UniformEvaluator
 from engine.game import GameState
-from engine.scores import score_utility
+from engine.scores import expected_atan_table, score_utility
 from engine.search import Search
 from engine.search_limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
@@ -146,7 +146,9 @@ def _plain_selection_sums(t, root, fp):
         s = int(t.node_edge_start[node])
         children = t.edge_child[s:s + int(t.node_num_children[node])]
         count = int(t.node_visits[node]) - int(t.node_visits[children].sum())
-        return count, float(t.node_value[node]) + score_utility(float(t.node_score[node]), c, fp)
+        return count, float(t.node_value[node]) + score_utility(
+            float(t.node_score_stats[node, 0]), float(t.node_score_stats[node, 1]), c, fp,
+            expected_atan_table())
 
     sums = {}
     for a in order:

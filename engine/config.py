@@ -69,9 +69,10 @@ class SearchConfig:
     batch_size: int = 16  # most leaves selected per evaluator call (virtual loss spreads them)
     batch_growth: int = 32  # root visits per leaf in flight: small batches while the tree is
     #                         small (0 = always batch_size leaves)
-    # under a visit or playout limit, one leaf in flight per this many new playouts the limit
-    # allows (KataGo's minPlayoutsPerThread): a search of a few playouts runs one leaf at a
-    # time, each selection seeing every result before it (0 = no such cap)
+    # under a visit or playout limit, one leaf in flight per evaluation thread and per this
+    # many new playouts the limit allows (KataGo's search threads and minPlayoutsPerThread):
+    # each selection sees every result but those of the other threads' leaves, as in
+    # KataGo's search; batches of several leaves only on a time limit (0 = no such cap)
     playouts_per_leaf_in_flight: int = 8
     c_puct: float = 1.0  # exploration constant of PUCT: U = c * P * sqrt(N_parent) / (1 + N)
     c_puct_log: float = 0.45  # KataGo-style growth: c += c_puct_log * ln((N + base) / base)

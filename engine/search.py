@@ -267,7 +267,8 @@ class Search:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
         centred = self._set_score_center(fp)
-        most = most_in_flight(limits, self.config, int(t.node_visits[self.root]))
+        most = most_in_flight(limits, self.config, int(t.node_visits[self.root]),
+                              self._parallel)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0

@@ -75,16 +75,19 @@ def should_stop(limits: SearchLimits, stop, tree, root_legal, visits: int, playo
                 > _remaining_playouts(limits, visits, playouts, elapsed))
 
 
-def most_in_flight(limits: SearchLimits, config: SearchConfig, root_visits: int) -> float:
-    """Leaves a search may have in flight at once (inf: no cap), from the new playouts its
-    visit and playout limits allow at its start (`root_visits` reused): one leaf per
-    config.playouts_per_leaf_in_flight of them, at least one. Leaves in flight carry virtual
-    losses that send the next selections to other moves; in a search of a dozen playouts
-    that spreads a sizeable share of them over moves a serial search would not visit."""
+def most_in_flight(limits: SearchLimits, config: SearchConfig, root_visits: int,
+                   parallel: int) -> float:
+    """Leaves a search may have in flight at once (inf: no cap). Under a visit or playout
+    limit, as KataGo's search threads under its visit limit: one leaf per evaluation the
+    evaluator runs at once (`parallel`, KataGo's numSearchThreads), and one per
+    config.playouts_per_leaf_in_flight new playouts the limits allow at its start
+    (`root_visits` reused; KataGo's minPlayoutsPerThread), at least one. Leaves in flight
+    carry virtual losses that send the next selections to moves a serial search would not
+    visit; a batch of several leaves per evaluation is only faster on a time limit."""
     new = _remaining_playouts(limits, root_visits, 0, 0.0)
     if not config.playouts_per_leaf_in_flight or not np.isfinite(new):
         return np.inf
-    return max(1, int(new) // config.playouts_per_leaf_in_flight)
+    return max(1, min(parallel, int(new) // config.playouts_per_leaf_in_flight))
 
 
 def leaves_wanted(limits: SearchLimits, config: SearchConfig, parallel: int, visits: int,

@@ -99,6 +99,10 @@ def test_a_search_of_a_few_playouts_keeps_one_leaf_in_flight():
     assert ev.most_running == 1 and int(s.tree.node_visits[s.root]) == reused + 15
     s.run(g, BLACK, SearchLimits(visits=reused + 15 + 40))  # 40 new: two batches at once
     assert ev.most_running == 2
+    # a large limit: still one leaf per evaluation thread, as KataGo's threads under maxVisits
+    many = SlowEvaluator(delay=0.0005)
+    Search(many, CFG, seed=6).run(g, BLACK, SearchLimits(visits=2000))
+    assert set(many.sizes) == {1} and many.most_running == 2
     uncapped = SlowEvaluator(delay=0.01)
     Search(uncapped, replace(CFG, playouts_per_leaf_in_flight=0), seed=6).run(
         g, BLACK, SearchLimits(playouts=15))
@@ -106,14 +110,16 @@ def test_a_search_of_a_few_playouts_keeps_one_leaf_in_flight():
 
 
 def test_batches_grow_with_the_root_visits():
+    # the leaves-in-flight cap of visit limits off: batches as a time limit gets them
     ev = SlowEvaluator(delay=0.0)
-    cfg = SearchConfig(batch_size=8, batch_growth=16, max_nodes=50_000, max_edges=1_000_000)
+    cfg = SearchConfig(batch_size=8, batch_growth=16, max_nodes=50_000, max_edges=1_000_000,
+                       playouts_per_leaf_in_flight=0)
     Search(ev, cfg, seed=4).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=2000))
     # 2 batches in flight: one leaf each below 64 root visits, 8 from 256 visits on
     assert ev.sizes[:20] == [1] * 20
     assert max(ev.sizes) == 8 and ev.sizes[-30:-5].count(8) >= 20
     fixed = SlowEvaluator(delay=0.0)
-    cfg = SearchConfig(batch_size=8, batch_growth=0, max_nodes=50_000, max_edges=1_000_000)
+    cfg = replace(cfg, batch_growth=0)
     Search(fixed, cfg, seed=4).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=2000))
     assert fixed.sizes[2:10] == [8] * 8  # batch_growth 0: full batches from the start
 

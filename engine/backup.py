@@ -27,18 +27,16 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     in select_batch. Visits, values and scores are backed up as they are (they are what
     reports show); selection backs up the utility (value plus score utility, see
     score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py), or,
-    with KataGo's child weighting on, recomputes it at each node above the leaf from the
-    node's children (engine/child_weights.py).
+    with KataGo's child weighting or value bias on, recomputes it at each node above the leaf
+    from the node's children (recompute).
     """
     t, buf = unpack(arrays)
     vl = ip[IntParam.virtual_loss]
     center = fp[FloatParam.score_center]
     cache_keys = buf.cache_keys
     bias_on = buf.bias_delta.shape[0] > 1
-    bias_exponent = fp[FloatParam.value_bias_exponent]
-    weight_exponent = fp[FloatParam.value_weight_exponent]
-    prune_scale = fp[FloatParam.noise_prune_scale]
-    reweigh = weight_exponent > 0.0 or prune_scale > 0.0
+    reweigh = fp[FloatParam.value_weight_exponent] > 0.0 or \
+        fp[FloatParam.noise_prune_scale] > 0.0 or bias_on
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
@@ -86,10 +84,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
             if reweigh and k < depth:
-                CW.recompute(t, nd, own_utility(t, buf, nd, k, fp), buf.root_prior, k == 0,
-                             weight_exponent, prune_scale, buf.child_scratch)
-            if bias_on:
-                VB.record(t, nd, buf.bias_delta, buf.bias_weight, bias_exponent)
+                recompute(t, buf, nd, k, fp)
             v = -v
             bias = -bias
             su = -su
@@ -99,15 +94,34 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
 
 @njit(cache=True, nogil=True)
 def own_utility(t, buf, node, depth, fp):
-    """The node's own evaluation as selection counts it (its mover's view): value, score
-    utility around fp's centre (the node's mover is the root's side to move at odd depths) and,
-    with value bias on, the table's current correction for its pattern."""
+    """The node's own evaluation as selection counts it before any value-bias correction
+    (its mover's view): value and score utility around fp's centre (the node's mover is the
+    root's side to move at odd depths)."""
     center = fp[FloatParam.score_center]
     c = center if depth % 2 == 1 else -center
-    own = np.float64(t.node_value[node]) + score_utility(
+    return np.float64(t.node_value[node]) + score_utility(
         np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
         buf.score_table)
-    if buf.bias_delta.shape[0] > 1:
+
+
+@njit(cache=True, nogil=True)
+def recompute(t, buf, node, depth, fp):
+    """KataGo's recomputeNodeStats for selection: the node's utility from its children's,
+    weighted (engine/child_weights.py), and its own evaluation. With value bias on, the
+    node's table entry first learns what the children now say about that evaluation, which
+    then counts corrected by the entry (engine/value_bias.py). A node with no visited child
+    keeps what it has."""
+    scratch = buf.child_scratch
+    count, visits, total = CW.gather(t, node, buf.root_prior, depth == 0,
+                                     fp[FloatParam.value_weight_exponent],
+                                     fp[FloatParam.noise_prune_scale], scratch)
+    if count == 0:
+        return
+    own = own_utility(t, buf, node, depth, fp)
+    if buf.bias_delta.shape[0] > 1 and t.node_bias_slot[node] != 0:
+        # the children's mean from the node's mover's view, against its own evaluation
+        VB.record(t, node, -CW.children_mean(scratch, count, total) - own, visits,
+                  buf.bias_delta, buf.bias_weight, fp[FloatParam.value_bias_exponent])
         own += VB.correction(t, node, buf.bias_delta, buf.bias_weight,
                              fp[FloatParam.value_bias_factor])
-    return own
+    CW.combine(t, node, own, count, total, scratch)

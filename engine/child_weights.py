@@ -75,32 +75,53 @@ def child_weights(utilities, weights, priors, count, value_exponent, prune_scale
 
 
 @njit(cache=True)
-def recompute(t, node, own_utility, root_prior, is_root, value_exponent, prune_scale, scratch):
-    """Set the node's selection utility sum and squared-utility sum from its children's means
-    and its own utility (mover's view). scratch: float64 [4, A] (A = actions). A node with
-    no visited child keeps what it has."""
+def gather(t, node, root_prior, is_root, value_exponent, prune_scale, scratch):
+    """Put the node's visited children into scratch (float64 [4, A], A = actions): their
+    mean utilities from the chooser's view (the node's side to move), their weights as
+    child_weights adjusts them and their mean squared utilities. Returns (count, their visits,
+    the adjusted weights' sum)."""
     utilities, weights, priors, squares = scratch[0], scratch[1], scratch[2], scratch[3]
     start = t.node_edge_start[node]
     count = 0
+    visits = 0
     for j in range(start, start + t.node_num_children[node]):
         c = t.edge_child[j]
         n = t.node_visits[c]
         if n <= 0:
             continue
-        # the child's stored utility is from the chooser's view (the node's side to move)
         utilities[count] = (t.node_sel[c, 1] + t.node_virtual[c]) / n
         squares[count] = t.node_utility_sq[c] / n
         weights[count] = n
         priors[count] = root_prior[t.edge_action[j]] if is_root else t.edge_prior[j]
+        visits += n
         count += 1
     if count == 0:
-        return
-    total = child_weights(utilities, weights, priors, count, value_exponent, prune_scale)
-    u_sum = own_utility
-    sq_sum = own_utility * own_utility
+        return count, visits, 0.0
+    return count, visits, child_weights(utilities, weights, priors, count, value_exponent,
+                                        prune_scale)
+
+
+@njit(cache=True)
+def children_mean(scratch, count, total):
+    """The gathered children's weighted mean utility, from the chooser's view."""
+    u_sum = 0.0
     for i in range(count):
-        u_sum -= weights[i] * utilities[i]
-        sq_sum += weights[i] * squares[i]
+        u_sum += scratch[1, i] * scratch[0, i]
+    return u_sum / total
+
+
+@njit(cache=True)
+def combine(t, node, own_utility, count, total, scratch):
+    """Set the node's selection utility sum and squared-utility sum from the gathered
+    children and its own utility (mover's view), which weighs 1 and is added last (KataGo's
+    order of summation)."""
+    u_sum = 0.0
+    sq_sum = 0.0
+    for i in range(count):
+        u_sum -= scratch[1, i] * scratch[0, i]
+        sq_sum += scratch[1, i] * scratch[3, i]
+    u_sum += own_utility
+    sq_sum += own_utility * own_utility
     visits = t.node_visits[node]
     t.node_sel[node, 1] = u_sum / (1.0 + total) * visits - t.node_virtual[node]
     t.node_utility_sq[node] = sq_sum / (1.0 + total) * visits

@@ -90,9 +90,10 @@ class SearchConfig:
     # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)
     fpu_parent_weight_pow: float = 2.0
     root_fpu_reduction: float = 0.1  # the same at the root (0 when Dirichlet noise is on)
-    # KataGo's subtree value-bias correction (engine/value_bias.py): a new leaf's value for
-    # selection moves by this share of what the search found its local pattern's evaluations
-    # to be off by (0 = off), each node weighing in with (visits below it) ** exponent
+    # KataGo's subtree value-bias correction (engine/value_bias.py): a node's own evaluation
+    # for selection moves by this share of what the search found its local pattern's
+    # evaluations to be off by (0 = off), each node weighing in with (visits below it) **
+    # exponent (KataGo's GTP default 0.85)
     value_bias_factor: float = 0.0
     value_bias_exponent: float = 0.85
     # KataGo's child weighting (engine/child_weights.py): a node's utility for selection is

@@ -5,15 +5,16 @@ search starts (KataGo's recentScoreCenter, engine/search.py). Visits that tree r
 backed up around an earlier centre; added to new ones they would sum two units in Q, the FPU and
 the stdev-scaled exploration. As KataGo's recursivelyRecomputeStats does, each node's utility
 sum and squared-utility sum are rebuilt from its own evaluation and its children's sums,
-children first, so that the tree holds what its visits would back up now.
+children first, so that the tree holds what its visits would back up now. With value bias on
+it runs at the start of every search of a tree with visits, as KataGo's does: the entries learn
+from their children again, and a leaf counts its evaluation without a correction.
 """
 
 import numpy as np
 from numba import njit
 
-from engine import child_weights as CW
 from engine import tree as T
-from engine.backup import own_utility
+from engine.backup import own_utility, recompute
 from engine.config import FloatParam
 from engine.search_buffers import unpack
 
@@ -26,9 +27,8 @@ def recenter_utilities(fp, *arrays):
     t, buf = unpack(arrays)
     root = t.meta[T.M_ROOT]
     n = t.meta[T.M_NODES]
-    weight_exponent = fp[FloatParam.value_weight_exponent]
-    prune_scale = fp[FloatParam.noise_prune_scale]
-    reweigh = weight_exponent > 0.0 or prune_scale > 0.0
+    reweigh = fp[FloatParam.value_weight_exponent] > 0.0 or \
+        fp[FloatParam.noise_prune_scale] > 0.0 or buf.bias_delta.shape[0] > 1
     depth = np.full(n, -1, np.int64)
     depth[root] = 0
     for nd in range(root, n):
@@ -51,8 +51,7 @@ def recenter_utilities(fp, *arrays):
             u_sum -= t.node_sel[child, 1] + t.node_virtual[child]
             sq_sum += t.node_utility_sq[child]
         if reweigh and own_visits < t.node_visits[nd]:
-            CW.recompute(t, nd, own, buf.root_prior, nd == root, weight_exponent, prune_scale,
-                         buf.child_scratch)
+            recompute(t, buf, nd, depth[nd], fp)
             continue
         t.node_sel[nd, 1] = u_sum + own_visits * own - t.node_virtual[nd]
         t.node_utility_sq[nd] = sq_sum + own_visits * own * own

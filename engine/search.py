@@ -146,10 +146,11 @@ class Search:
         self._rebuild_value_bias()
 
     def _rebuild_value_bias(self) -> None:
-        """Make the value-bias table hold the contributions of the current tree's nodes."""
+        """Keep the value-bias entries the current tree's nodes use (engine/value_bias.py);
+        called once per new tree, since each call takes a share of the dropped nodes out."""
         if self._buf is not None and len(self._buf.bias_delta) > 1:
-            VB.rebuild(self.tree, self._buf.bias_delta, self._buf.bias_weight,
-                       self.config.value_bias_exponent)
+            VB.rebuild(self.tree, self._buf.bias_keys, self._buf.bias_delta,
+                       self._buf.bias_weight)
 
     def _new_root_state(self) -> None:
         """Forget what belonged to the previous root: its prior, ownership and full flag."""
@@ -402,13 +403,14 @@ class Search:
     def _set_score_center(self, fp) -> bool:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side
         to move (KataGo's recentScoreCenter), 0 before the root has been evaluated; the visits
-        the tree holds are counted around it from then on (engine/recenter.py). Returns whether
-        the root had visits."""
+        the tree holds are counted around it from then on (engine/recenter.py), and with value
+        bias on recounted at every start, as KataGo recomputes them (its corrections change).
+        Returns whether the root had visits."""
         t = self.tree
         visits = int(t.node_visits[self.root])
         expected = -float(t.node_score_moments[self.root, 0]) / visits if visits else 0.0
         center = fp[FloatParam.score_center] = 0.8 * expected
-        if visits and center != self._sums_center:
+        if visits and (center != self._sums_center or len(self._buf.bias_delta) > 1):
             recenter_utilities(fp, *t, *self._buf)
         self._sums_center = center
         return visits > 0

@@ -64,6 +64,7 @@ class SearchBuffers(NamedTuple):
     cache_value: np.ndarray  # float32 [C]
     cache_score: np.ndarray  # float32 [C, 3]: score lead, expected score and its square
     # subtree value-bias table (engine/value_bias.py; length 1 = off)
+    bias_keys: np.ndarray  # int64 [S]: the pattern key holding each slot (0 = free)
     bias_delta: np.ndarray  # float64 [S]: weighted deltas per pattern slot
     bias_weight: np.ndarray  # float64 [S]: their weights
     child_scratch: np.ndarray  # float64 [4, A]: engine/child_weights.py's per-child values
@@ -97,7 +98,8 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
         cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
         cache_policy=np.zeros((cs, a), np.float32),
         cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
-        bias_delta=np.zeros(bias_len), bias_weight=np.zeros(bias_len),
+        bias_keys=np.zeros(bias_len, np.int64), bias_delta=np.zeros(bias_len),
+        bias_weight=np.zeros(bias_len),
         score_table=expected_atan_table())
     out = []
     for b in batches:

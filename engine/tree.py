@@ -269,9 +269,9 @@ def copy_subtree(src, root, dst):
         for k in range(2):  # not slice copies (see board.copy_board)
             dst.node_score_stats[new, k] = src.node_score_stats[old, k]
             dst.node_score_moments[new, k] = src.node_score_moments[old, k]
-        dst.node_bias_slot[new] = src.node_bias_slot[old]
-        dst.node_bias_delta[new] = 0.0  # its table contribution is added back by
-        dst.node_bias_weight[new] = 0.0  # value_bias.rebuild
+        dst.node_bias_slot[new] = src.node_bias_slot[old]  # value_bias.rebuild re-slots them
+        dst.node_bias_delta[new] = src.node_bias_delta[old]
+        dst.node_bias_weight[new] = src.node_bias_weight[old]
         ne = src.node_num_edges[old]
         start = dst.meta[M_EDGES]
         dst.node_edge_start[new] = start

@@ -1,14 +1,17 @@
-"""Subtree value-bias correction (engine/value_bias.py): the pattern key, the table's bookkeeping
-against a plain recomputation from the tree, and the correction a fresh leaf backs up."""
+"""Subtree value-bias correction (engine/value_bias.py), as KataGo 1.17.2 makes it: the pattern
+key, the exact table, a node's entry and its corrected utility worked by hand on a three-node
+tree, the table's bookkeeping against the tree, and what tree reuse keeps."""
 
 import numpy as np
 import pytest
 
+from engine import board as B
 from engine import tree as T
 from engine import value_bias as VB
 from engine.config import SearchConfig
 from engine.constants import BLACK, NULL_POINT, WHITE
 from engine.coords import point_from_action
+from engine.evaluator import Capabilities, Evaluation
 from engine.game import GameState
 from engine.search import Search
 from engine.search_limits import SearchLimits
@@ -16,6 +19,7 @@ from tests.boards import board_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 
 FACTOR = 0.5
+EXPONENT = 0.85  # KataGo's GTP default (program/setup.cpp), ours
 CONFIG = SearchConfig(batch_size=1, max_nodes=20_000, max_edges=500_000,
                       value_bias_factor=FACTOR)
 
@@ -23,33 +27,36 @@ CENTRE = """
     . . . . . . .
     . . . . . . .
     . . O . . . .
-    . . . X . . .
+    . . . . . . .
     . . . . . . .
     . . . . . . .
     . . . . . . .
     """
 
 
-def _key(diagram, move="D4", prev="C5", mover=BLACK):
+def _key(diagram, move="D4", prev="C5", mover=BLACK, ko=NULL_POINT):
+    """Key of `mover` playing `move` on the diagram's board (the board before the move)."""
     board = board_from_diagram(diagram)
+    board[B.ROW_HEADER, B.H_KO_POINT] = ko
     g = GameState(7, 7, 0.5)
     return int(VB.pattern_key(board, vertex(g, move), vertex(g, prev), mover))
 
 
-def _with(diagram, x, y, stone):
+def _with(diagram, *stones):
     rows = [line.split() for line in diagram.strip().splitlines()]
-    rows[y][x] = stone
+    for x, y, stone in stones:
+        rows[y][x] = stone
     return "\n".join(" ".join(r) for r in rows)
 
 
 def test_pattern_key_reads_the_5x5_around_the_move_and_nothing_further():
     base = _key(CENTRE)
     assert base != 0
-    assert _key(_with(CENTRE, 6, 3, "O")) == base  # three points away: outside the pattern
-    assert _key(_with(CENTRE, 0, 0, "X")) == base
-    assert _key(_with(CENTRE, 5, 3, "O")) != base  # two points away: inside
-    assert _key(_with(CENTRE, 5, 5, "X")) != base
-    assert _key(_with(CENTRE, 4, 4, "O")) != _key(_with(CENTRE, 4, 4, "X"))
+    assert _key(_with(CENTRE, (6, 3, "O"))) == base  # three points away: outside the pattern
+    assert _key(_with(CENTRE, (0, 0, "X"))) == base
+    assert _key(_with(CENTRE, (5, 3, "O"))) != base  # two points away: inside
+    assert _key(_with(CENTRE, (5, 5, "X"))) != base
+    assert _key(_with(CENTRE, (4, 4, "O"))) != _key(_with(CENTRE, (4, 4, "X")))
     assert _key(CENTRE, prev="E3") != base  # the previous move, the mover
     assert _key(CENTRE, mover=WHITE) != base
     assert _key(CENTRE, prev="pass") not in (0, base)  # a reply to a pass has a key
@@ -58,118 +65,155 @@ def test_pattern_key_reads_the_5x5_around_the_move_and_nothing_further():
     assert VB.pattern_key(board, vertex(GameState(7, 7, 0.5), "D4"), NULL_POINT, BLACK) == 0
 
 
-def test_slot_zero_means_no_key_or_a_table_that_is_off():
-    assert VB.slot_of(0, VB.table_length(FACTOR)) == 0
-    assert VB.slot_of(123456789, VB.table_length(0.0)) == 0
-    slots = {int(VB.slot_of(k, VB.table_length(FACTOR))) for k in range(1, 1 << 20, 977)}
-    assert min(slots) >= 1 and max(slots) <= VB.TABLE_SLOTS
-
-
-def _hand_tree():
-    """Root, one child (slot 5, own value 0.2) and three visits below the child."""
-    t = T.new_tree(10, 100)
-    T.reset_tree(t, BLACK, 1)
-    child = T.alloc_node(t, WHITE, 2)
-    t.node_state[child] = T.EXPANDED
-    t.node_bias_slot[child] = 5
-    t.node_value[child] = 0.2
-    return t, child
-
-
-def test_record_replaces_the_nodes_contribution_with_its_subtree_mean_minus_its_own_value():
-    t, child = _hand_tree()
-    delta, weight = np.zeros(9), np.zeros(9)
-    t.node_visits[child] = 1
-    t.node_value_sum[child] = 0.2
-    VB.record(t, child, delta, weight, 0.85)
-    assert delta.sum() == weight.sum() == 0  # its own evaluation alone: nothing to learn
-    t.node_visits[child] = 4
-    t.node_value_sum[child] = 0.2 + 3 * 0.5  # the subtree says 0.5 where the net said 0.2
-    VB.record(t, child, delta, weight, 0.85)
-    assert weight[5] == pytest.approx(3 ** 0.85)
-    assert delta[5] == pytest.approx(0.3 * 3 ** 0.85)
-    t.node_visits[child] = 5
-    t.node_value_sum[child] = 0.2 + 4 * 0.4
-    VB.record(t, child, delta, weight, 0.85)  # replaced, not added
-    assert weight[5] == pytest.approx(4 ** 0.85)
-    assert delta[5] == pytest.approx(0.2 * 4 ** 0.85)
-    # a new leaf of that pattern is corrected toward what the subtree found: +factor x 0.2
-    leaf = T.alloc_node(t, WHITE, 3)
-    t.node_bias_slot[leaf] = 5
-    assert VB.correction(t, leaf, delta, weight, FACTOR) == pytest.approx(FACTOR * 0.2)
-    t.node_bias_slot[leaf] = 6  # an empty slot corrects nothing
-    assert VB.correction(t, leaf, delta, weight, FACTOR) == 0.0
-    t.node_state[child] = T.TERMINAL  # an exact result has no bias to learn
-    VB.rebuild(t, delta, weight, 0.85)
-    assert delta.sum() == weight.sum() == 0
-
-
-def _plain_table(t, length, exponent=CONFIG.value_bias_exponent):
-    """The table recomputed from the tree, node by node, without the kernels."""
-    delta, weight = np.zeros(length), np.zeros(length)
-    for node in range(1, int(t.meta[T.M_NODES])):
-        s, n = int(t.node_bias_slot[node]), int(t.node_visits[node]) - 1
-        if s and n >= 1 and t.node_state[node] != T.TERMINAL:
-            own = float(t.node_value[node])
-            w = n ** exponent
-            delta[s] += ((float(t.node_value_sum[node]) - own) / n - own) * w
-            weight[s] += w
-    return delta, weight
-
-
-def _assert_table_matches_tree(s):
-    delta, weight = _plain_table(s.tree, len(s._buf.bias_delta))
-    np.testing.assert_allclose(s._buf.bias_delta, delta, atol=1e-9)
-    np.testing.assert_allclose(s._buf.bias_weight, weight, atol=1e-9)
-
-
-def test_table_holds_the_contributions_of_the_trees_nodes_through_reuse(counting_evaluator):
+def test_pattern_key_sees_stones_in_atari_and_the_ko_ban_the_mover_faces():
+    # White F4 sits on the pattern's edge; G4, one of its liberties, lies outside it
+    white = _with(CENTRE, (5, 3, "O"))
+    two_liberties = _key(_with(white, (5, 2, "X"), (5, 4, "X")))  # F5, F3: E4 and G4 left
+    in_atari = _key(_with(white, (5, 2, "X"), (5, 4, "X"), (6, 3, "X")))  # and G4: E4 left
+    assert in_atari != two_liberties  # the same colours inside the 5x5
     g = GameState(7, 7, 0.5)
-    s = Search(counting_evaluator, CONFIG, log=lambda m: None)
-    s.run(g, BLACK, SearchLimits(playouts=800))
-    keyed = np.count_nonzero(s.tree.node_bias_slot[1:int(s.tree.meta[T.M_NODES])])
-    assert keyed > 100  # every node but passes and the root's children has a pattern
-    assert np.count_nonzero(s._buf.bias_weight) > 20
-    _assert_table_matches_tree(s)
+    assert _key(CENTRE, ko=vertex(g, "A1")) != _key(CENTRE)
+
+
+def test_the_table_gives_every_key_its_own_slot():
+    keys = np.zeros(9, np.int64)  # 8 slots
+    home = 5 << 7  # slot_of probes from (key >> 7) & 7
+    a, b = home, home + (8 << 7)  # the same home
+    sa, sb = int(VB.slot_of(keys, a)), int(VB.slot_of(keys, b))
+    assert sa != sb and 1 <= min(sa, sb) and max(sa, sb) <= 8
+    assert VB.slot_of(keys, a) == sa and VB.slot_of(keys, b) == sb
+    for k in (1, 2, 3, 4, 6, 7):  # six more keys fill the table
+        assert VB.slot_of(keys, k << 7) != 0
+    assert VB.slot_of(keys, 99 << 7) == 0  # full: no slot, no correction
+    assert VB.slot_of(keys, 0) == 0
+    assert VB.slot_of(np.zeros(1, np.int64), a) == 0  # a table that is off
+
+
+class _OneLine:
+    """Every position is worth V to its side to move; the policy puts 99% on the first legal
+    action in index order, so the search descends one line: root, A (action 0), A1 (1)..."""
+
+    capabilities = Capabilities()
+
+    def __init__(self, actions, value):
+        self.weights = (0.01 ** np.arange(actions)).astype(np.float32)
+        self.value = value
+
+    def evaluate(self, batch):
+        n = batch.count
+        policy = batch.legal[:n] * self.weights[None, :]
+        policy /= policy.sum(axis=1, keepdims=True)
+        return Evaluation(policy.astype(np.float32), np.full(n, self.value, np.float32),
+                          np.zeros(n, np.float32), None)
+
+
+def test_a_node_learns_its_entry_from_its_children_and_counts_corrected():
+    """KataGo's recomputeNodeStats, by hand. Values are each node's mover's view; with every
+    position worth V = 0.3 to its side to move, a node's own evaluation is -0.3."""
+    g = GameState(7, 7, 0.5)
+    g.play(BLACK, vertex(g, "D4"))  # so that the root's children have a previous move
+    s = Search(_OneLine(50, 0.3), CONFIG, log=lambda m: None)
+    s.run(g, WHITE, SearchLimits(visits=3))
+    t = s.tree
+    root = s.root
+    a = int(T.find_child(t, root, 0))
+    a1 = int(T.find_child(t, a, 1))
+    assert [int(t.node_visits[n]) for n in (root, a, a1)] == [3, 2, 1]
+    slot_a = int(t.node_bias_slot[a])
+    assert slot_a != 0 and t.node_bias_slot[root] == 0
+    # A's child says +0.3 from A's mover's view, A itself -0.3: delta 0.6, weight 1 ** 0.85
+    assert s._buf.bias_delta[slot_a] == pytest.approx(0.6)
+    assert s._buf.bias_weight[slot_a] == pytest.approx(1.0)
+    # A counts its own -0.3 corrected by 0.5 x 0.6, beside its child's +0.3
+    assert t.node_sel[a, 1] / 2 == pytest.approx((-0.3 + FACTOR * 0.6 + 0.3) / 2)
+    assert t.node_sel[root, 1] / 3 == pytest.approx((-0.3 - 2 * 0.15) / 3)
+    s.run(g, WHITE, SearchLimits(visits=4))  # A1 gets a child: A1's entry 0.6 / 1 too
+    a11 = int(T.find_child(t, a1, 2))
+    assert [int(t.node_visits[n]) for n in (a, a1, a11)] == [3, 2, 1]
+    assert t.node_sel[a1, 1] / 2 == pytest.approx(0.15)
+    # A's contribution is replaced: its children now say -0.15, so delta 0.15, weight
+    # 2 ** 0.85; A's own evaluation counts -0.3 + 0.5 x 0.15
+    w = 2 ** EXPONENT
+    assert s._buf.bias_weight[slot_a] == pytest.approx(w)
+    assert s._buf.bias_delta[slot_a] == pytest.approx(0.15 * w)
+    assert t.node_sel[a, 1] / 3 == pytest.approx((-0.3 + FACTOR * 0.15 - 2 * 0.15) / 3)
+
+
+def _children_mean(t, node):
+    """The node's children's mean utility for selection, from the node's mover's view."""
+    start = int(t.node_edge_start[node])
+    children = [int(t.edge_child[j]) for j in range(start, start + int(t.node_num_children[node]))]
+    return -sum(float(t.node_sel[c, 1]) for c in children) / sum(
+        int(t.node_visits[c]) for c in children)
+
+
+def _assert_nodes_hold_what_their_children_say(s):
+    """Every keyed node with children: its last contribution is (children's mean - its own
+    value) x w, w = (visits below it) ** 0.85; a node alone in its entry counts its own value
+    corrected by factor x that delta."""
+    t = s.tree
+    n = int(t.meta[T.M_NODES])
+    slots = t.node_bias_slot[:n]
+    for node in range(1, n):
+        if not slots[node] or t.node_visits[node] < 2:
+            continue
+        w = (int(t.node_visits[node]) - 1) ** EXPONENT
+        delta = _children_mean(t, node) - float(t.node_value[node])
+        assert t.node_bias_weight[node] == pytest.approx(w)
+        assert t.node_bias_delta[node] == pytest.approx(delta * w, abs=1e-9)
+        if np.count_nonzero(slots == slots[node]) == 1 and \
+                s._buf.bias_weight[slots[node]] == pytest.approx(w):
+            visits = int(t.node_visits[node])
+            own = float(t.node_value[node]) + FACTOR * delta
+            expected = (own + _children_mean(t, node) * (visits - 1)) / visits
+            assert t.node_sel[node, 1] / visits == pytest.approx(expected, abs=1e-9)
+
+
+def _table_by_key(s):
+    keys = s._buf.bias_keys
+    return {int(keys[i]): (float(s._buf.bias_delta[i]), float(s._buf.bias_weight[i]))
+            for i in np.flatnonzero(keys)}
+
+
+def _node_sums_by_key(t, keys):
+    sums = {}
+    for node in range(1, int(t.meta[T.M_NODES])):
+        slot = int(t.node_bias_slot[node])
+        if slot:
+            d, w = sums.get(int(keys[slot]), (0.0, 0.0))
+            sums[int(keys[slot])] = (d + float(t.node_bias_delta[node]),
+                                     w + float(t.node_bias_weight[node]))
+    return sums
+
+
+def test_table_holds_its_nodes_contributions_and_reuse_keeps_a_fifth_of_the_dropped_ones():
+    g = GameState(7, 7, 0.5)
+    g.play(BLACK, vertex(g, "D4"))
+    s = Search(SkewedEvaluator(50), CONFIG, log=lambda m: None)
+    s.run(g, WHITE, SearchLimits(visits=800))
+    t = s.tree
+    assert np.count_nonzero(s._buf.bias_weight) > 50
+    _assert_nodes_hold_what_their_children_say(s)
+    fresh = _table_by_key(s)
+    assert fresh.keys() == _node_sums_by_key(t, s._buf.bias_keys).keys()
+    for key, (d, w) in _node_sums_by_key(t, s._buf.bias_keys).items():
+        assert fresh[key] == pytest.approx((d, w), abs=1e-9)
     st = s.root_stats()
     a = int(st.actions[np.argmax(st.visits)])
-    g.play(BLACK, point_from_action(a, 7, 7))
+    g.play(WHITE, point_from_action(a, 7, 7))
     assert s.update_with_move(g) > 0
-    _assert_table_matches_tree(s)  # the dropped nodes' contributions are gone
-    s.run(g, WHITE, SearchLimits(playouts=300))
-    _assert_table_matches_tree(s)
-    s.reset()
-    assert not s._buf.bias_delta.any() and not s._buf.bias_weight.any()
-
-
-def test_a_fresh_leaf_backs_up_its_value_plus_the_correction_for_selection_only():
-    g = GameState(9, 9, 0.5)
-    s = Search(SkewedEvaluator(82), CONFIG, log=lambda m: None)
-    s.run(g, BLACK, SearchLimits(visits=2))
     t = s.tree
-    corrected = 0
-    for visits in range(3, 700):
-        before_delta = s._buf.bias_delta.copy()
-        before_weight = s._buf.bias_weight.copy()
-        root = s.root
-        sel, value_sum = float(t.node_sel[root, 1]), float(t.node_value_sum[root])
-        nodes = int(t.meta[T.M_NODES])
-        s.run(g, BLACK, SearchLimits(visits=visits))
-        if int(t.meta[T.M_NODES]) != nodes + 1:
-            continue  # no fresh leaf this time (a terminal position revisited)
-        leaf = nodes
-        v = float(t.node_value[leaf])
-        d_value = float(t.node_value_sum[root]) - value_sum
-        assert abs(d_value) == pytest.approx(abs(v), abs=1e-7)  # reports: the net's value
-        slot = int(t.node_bias_slot[leaf])
-        expected = 0.0
-        if slot and before_weight[slot] > VB.MIN_WEIGHT:
-            expected = FACTOR * before_delta[slot] / before_weight[slot]
-        sign = 1.0 if (d_value >= 0) == (v >= 0) else -1.0  # the root's view of the leaf
-        d_sel = float(t.node_sel[root, 1]) - sel
-        assert d_sel - d_value == pytest.approx(sign * expected, abs=1e-6), visits
-        corrected += expected != 0.0
-    assert corrected >= 10
+    assert t.node_bias_slot[s.root] == 0  # KataGo's new root has no entry
+    kept = _node_sums_by_key(t, s._buf.bias_keys)
+    after = _table_by_key(s)
+    assert after.keys() == kept.keys()  # entries no kept node uses are gone
+    for key, (d, w) in kept.items():
+        d0, w0 = fresh[key]
+        assert after[key] == pytest.approx((0.2 * d0 + 0.8 * d, 0.2 * w0 + 0.8 * w), abs=1e-9)
+    s.run(g, BLACK, SearchLimits(visits=1200))
+    _assert_nodes_hold_what_their_children_say(s)
+    s.reset()
+    assert not s._buf.bias_keys.any() and not s._buf.bias_delta.any()
 
 
 def test_off_by_default_and_without_a_table_nothing_is_keyed(counting_evaluator):
@@ -182,4 +226,3 @@ def test_off_by_default_and_without_a_table_nothing_is_keyed(counting_evaluator)
     # selection values equal the backed-up values (scores are 0: no score utility either)
     root = s.root
     assert float(s.tree.node_sel[root, 1]) == pytest.approx(float(s.tree.node_value_sum[root]))
-

@@ -2,11 +2,13 @@
 thread, no random symmetry; each root move must get the visits KataGo 1.17.2 gave it.
 
 tests/data/katago_search_visits.json holds positions from games of the match records and, for
-each, the visits KataGo gave every root move at 16 and at 100 visits (the g170 b6c96 net, one
-search thread, `nnRandomize = false`, its refinements that our default search lacks turned
-off: noise pruning, value weighting, subtree value bias, graph search). Every formula of the
-search takes part: PUCT with its growing constant and utility-scaled exploration, the FPU,
-the score utility over the score's spread and its centre, one leaf in flight per thread.
+each, the visits KataGo gave every root move (the g170 b6c96 net, one search thread,
+`nnRandomize = false`): at 16 and at 100 visits with its refinements that our default search
+lacks turned off (noise pruning, value weighting, subtree value bias, graph search), and at 100
+visits with the first three on at KataGo's GTP settings, ours with the flags that turn them on.
+Every formula of the search takes part: PUCT with its growing constant and utility-scaled
+exploration, the FPU, the score utility over the score's spread and its centre, one leaf in
+flight per thread, and the refinements' own.
 Float differences between CPUs can swap a visit between moves of nearly equal value, so a
 few positions may differ slightly; a formula that differs moves most of them. Record again
 with KataGo: `python -m tests.test_katago_search KATAGO_BINARY KATAGO_GTP_CONFIG`.
@@ -28,10 +30,15 @@ from tests.conftest import B6C96, need_shared
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "katago_search_visits.json"
 GAMES = ROOT / "docs" / "matches" / "vs-katago-19x19-16v-one-thread-18224e9"
-VISITS = (16, 100)
-KATAGO_OVERRIDES = ("numSearchThreads=1,nnRandomize=false,useNoisePruning=false,"
-                    "valueWeightExponent=0,subtreeValueBiasFactor=0,useGraphSearch=false,"
-                    "logToStderr=false")
+# (name, visits, our flags, KataGo's overrides besides COMMON)
+SETTINGS = (
+    ("plain-16", 16, [], "useNoisePruning=false,valueWeightExponent=0,subtreeValueBiasFactor=0"),
+    ("plain-100", 100, [], "useNoisePruning=false,valueWeightExponent=0,subtreeValueBiasFactor=0"),
+    ("refinements-100", 100, ["--value-bias", "0.45", "--value-weight", "0.25", "--noise-prune",
+                              "0.15"],
+     "useNoisePruning=true,valueWeightExponent=0.25,subtreeValueBiasFactor=0.45"),
+)
+COMMON = "numSearchThreads=1,nnRandomize=false,useGraphSearch=false,logToStderr=false"
 COLOR = {"b": BLACK, "w": WHITE}
 
 
@@ -47,22 +54,22 @@ def search_visits(engine, moves: list[list[str]], to_move: str) -> dict[str, int
             for a, v in zip(stats.actions, stats.visits) if v > 0}
 
 
-def dosaku(visits: int):
+def dosaku(visits: int, flags: list[str]):
     """The engine at the record's settings: float32, one thread, the identity symmetry
     (KataGo's nnRandomize = false)."""
     engine = engine_from_flags(["--model", str(B6C96), "--boardsize", "19", "--komi", "7.5",
                                 "--rules", "chinese", "--visits", str(visits), "--threads", "1",
-                                "--no-int8", "--resign-threshold", "0"])
+                                "--no-int8", "--resign-threshold", "0"] + flags)
     engine.evaluator.symmetry = 0
     return engine
 
 
-@pytest.mark.parametrize("visits", VISITS)
-def test_each_root_move_gets_katagos_visits(visits):
+@pytest.mark.parametrize("name, visits, flags", [s[:3] for s in SETTINGS])
+def test_each_root_move_gets_katagos_visits(name, visits, flags):
     need_shared(B6C96)
     record = json.loads(RECORD.read_text())
-    engine = dosaku(visits)
-    positions = [p for p in record["positions"] if p["visits"] == visits]
+    engine = dosaku(visits, flags)
+    positions = [p for p in record["positions"] if p["setting"] == name]
     assert len(positions) >= 12
     off = []
     for p in positions:
@@ -87,9 +94,9 @@ def record(katago: str, config: str, per_visits: int = 12) -> dict:
     logs = tempfile.mkdtemp()
     positions = []
     version = None
-    for visits in VISITS:
+    for name, visits, _, overrides in SETTINGS:
         command = (f"{katago} gtp -model {B6C96} -config {config} -override-config "
-                   f"maxVisits={visits},logDir={logs},{KATAGO_OVERRIDES}")
+                   f"maxVisits={visits},logDir={logs},{COMMON},{overrides}")
         with GtpController(command) as kg:
             for cmd in ("boardsize 19", "komi 7.5", "kata-set-rules chinese"):
                 kg.send(cmd)
@@ -110,11 +117,20 @@ def record(katago: str, config: str, per_visits: int = 12) -> dict:
                 for chunk in answer.split("info move ")[1:]:
                     words = chunk.split()
                     counts[words[0].lower()] = int(words[words.index("visits") + 1])
-                positions.append({"moves": moves, "to_move": played[k][0], "visits": visits,
+                positions.append({"moves": moves, "to_move": played[k][0], "setting": name,
                                   "katago": counts})
-    return {"katago_version": version, "overrides": KATAGO_OVERRIDES, "model": B6C96.name,
+    return {"katago_version": version, "model": B6C96.name, "common_overrides": COMMON,
+            "settings": {name: {"visits": visits, "flags": flags, "overrides": overrides}
+                         for name, visits, flags, overrides in SETTINGS},
             "positions": positions}
 
 
+def write(data: dict) -> None:
+    """The record with one position a line."""
+    head = {k: v for k, v in data.items() if k != "positions"}
+    lines = ",\n".join(json.dumps(p) for p in data["positions"])
+    RECORD.write_text(json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n' + lines + "\n]}\n")
+
+
 if __name__ == "__main__":
-    RECORD.write_text(json.dumps(record(sys.argv[1], sys.argv[2]), indent=1) + "\n")
+    write(record(sys.argv[1], sys.argv[2]))

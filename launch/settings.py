@@ -111,8 +111,10 @@ SETTINGS = (  # in --help order
     Setting("time", "seconds per move when no clock is set (default 1, or none when "
             "--visits/--playouts is given)", float, low=0, high=1e6, field="seconds", live=True,
             katago="maxtime", shown="time_per_move"),
-    Setting("batch", "most leaves per evaluator call; batches start at one leaf and grow with "
-            "the tree (default 16 onnx, 8 rollout)", int, low=1, high=1024,
+    Setting("batch", "most leaves per evaluator call on a time limit; batches start at one "
+            "leaf and grow with the tree (default 16 onnx, 8 rollout). Under --visits or "
+            "--playouts each thread has one leaf in flight, as KataGo's search threads",
+            int, low=1, high=1024,
             field="search.batch_size", live=True),
     Setting("threads", "network evaluations run at once, one thread each, while the search "
             "selects the next batch (default 2)", int, 2),

@@ -125,8 +125,8 @@ SETTINGS = (  # in --help order
             "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
             low=0.0, high=1.0, range_error=BETWEEN),
     Setting("value-bias", "subtree value-bias correction (KataGo's subtreeValueBiasFactor): a "
-            "new leaf's value moves by this share of what the search found its local pattern "
-            "misjudged (0..1, 0 = off; default "
+            "node's own evaluation moves by this share of what the search found its local "
+            "pattern misjudged (0..1, 0 = off; default "
             f"{SearchConfig.value_bias_factor:g})", float, SearchConfig.value_bias_factor,
             metavar="FACTOR", low=0, high=1, field="search.value_bias_factor", live=True,
             katago="subtreevaluebiasfactor"),

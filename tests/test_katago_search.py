@@ -11,7 +11,7 @@ exploration, the FPU, the score utility over the score's spread and its centre, 
 flight per thread, and the refinements' own.
 Float differences between CPUs can swap a visit between moves of nearly equal value, so a
 few positions may differ slightly; a formula that differs moves most of them. Record again
-with KataGo: `python -m tests.test_katago_search KATAGO_BINARY KATAGO_GTP_CONFIG`.
+with KataGo: `python -m tests.test_katago_search KATAGO_BINARY KATAGO_GTP_CONFIG B6C96_BIN_GZ`.
 """
 
 import json
@@ -25,7 +25,6 @@ from engine import board as B
 from engine.constants import BLACK, WHITE
 from engine.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
 from launch.factory import engine_from_flags
-from tests.conftest import B6C96, need_shared
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "katago_search_visits.json"
@@ -54,10 +53,10 @@ def search_visits(engine, moves: list[list[str]], to_move: str) -> dict[str, int
             for a, v in zip(stats.actions, stats.visits) if v > 0}
 
 
-def dosaku(visits: int, flags: list[str]):
+def dosaku(model: Path, visits: int, flags: list[str]):
     """The engine at the record's settings: float32, one thread, the identity symmetry
     (KataGo's nnRandomize = false)."""
-    engine = engine_from_flags(["--model", str(B6C96), "--boardsize", "19", "--komi", "7.5",
+    engine = engine_from_flags(["--model", str(model), "--boardsize", "19", "--komi", "7.5",
                                 "--rules", "chinese", "--visits", str(visits), "--threads", "1",
                                 "--no-int8", "--resign-threshold", "0"] + flags)
     engine.evaluator.symmetry = 0
@@ -65,10 +64,9 @@ def dosaku(visits: int, flags: list[str]):
 
 
 @pytest.mark.parametrize("name, visits, flags", [s[:3] for s in SETTINGS])
-def test_each_root_move_gets_katagos_visits(name, visits, flags):
-    need_shared(B6C96)
+def test_each_root_move_gets_katagos_visits(name, visits, flags, b6c96_file):
     record = json.loads(RECORD.read_text())
-    engine = dosaku(visits, flags)
+    engine = dosaku(b6c96_file, visits, flags)
     positions = [p for p in record["positions"] if p["setting"] == name]
     assert len(positions) >= 12
     off = []
@@ -82,7 +80,7 @@ def test_each_root_move_gets_katagos_visits(name, visits, flags):
     assert len(off) <= len(positions) // 10 and all(d <= 4 for _, d in off), off
 
 
-def record(katago: str, config: str, per_visits: int = 12) -> dict:
+def record(katago: str, config: str, model: str, per_visits: int = 12) -> dict:
     """Ask KataGo for its root visits in positions drawn from the match records' games."""
     import random
 
@@ -95,7 +93,7 @@ def record(katago: str, config: str, per_visits: int = 12) -> dict:
     positions = []
     version = None
     for name, visits, _, overrides in SETTINGS:
-        command = (f"{katago} gtp -model {B6C96} -config {config} -override-config "
+        command = (f"{katago} gtp -model {model} -config {config} -override-config "
                    f"maxVisits={visits},logDir={logs},{COMMON},{overrides}")
         with GtpController(command) as kg:
             for cmd in ("boardsize 19", "komi 7.5", "kata-set-rules chinese"):
@@ -119,7 +117,7 @@ def record(katago: str, config: str, per_visits: int = 12) -> dict:
                     counts[words[0].lower()] = int(words[words.index("visits") + 1])
                 positions.append({"moves": moves, "to_move": played[k][0], "setting": name,
                                   "katago": counts})
-    return {"katago_version": version, "model": B6C96.name, "common_overrides": COMMON,
+    return {"katago_version": version, "model": Path(model).name, "common_overrides": COMMON,
             "settings": {name: {"visits": visits, "flags": flags, "overrides": overrides}
                          for name, visits, flags, overrides in SETTINGS},
             "positions": positions}
@@ -133,4 +131,4 @@ def write(data: dict) -> None:
 
 
 if __name__ == "__main__":
-    write(record(sys.argv[1], sys.argv[2]))
+    write(record(sys.argv[1], sys.argv[2], sys.argv[3]))

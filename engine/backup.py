@@ -35,8 +35,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     center = fp[FloatParam.score_center]
     cache_keys = buf.cache_keys
     bias_on = buf.bias_delta.shape[0] > 1
-    reweigh = fp[FloatParam.value_weight_exponent] > 0.0 or \
-        fp[FloatParam.noise_prune_scale] > 0.0 or bias_on
+    reweigh = recomputes(fp, buf)
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
@@ -90,6 +89,14 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             su = -su
             s = -s
             m = -m
+
+
+@njit(cache=True, nogil=True)
+def recomputes(fp, buf):
+    """Whether a node's utility for selection is recomputed from its children (recompute)
+    rather than summed: KataGo's child weighting or value bias is on."""
+    return (fp[FloatParam.value_weight_exponent] > 0.0 or fp[FloatParam.noise_prune_scale] > 0.0
+            or buf.bias_delta.shape[0] > 1)
 
 
 @njit(cache=True, nogil=True)

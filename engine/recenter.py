@@ -14,8 +14,7 @@ import numpy as np
 from numba import njit
 
 from engine import tree as T
-from engine.backup import own_utility, recompute
-from engine.config import FloatParam
+from engine.backup import own_utility, recompute, recomputes
 from engine.search_buffers import unpack
 
 
@@ -27,8 +26,7 @@ def recenter_utilities(fp, *arrays):
     t, buf = unpack(arrays)
     root = t.meta[T.M_ROOT]
     n = t.meta[T.M_NODES]
-    reweigh = fp[FloatParam.value_weight_exponent] > 0.0 or \
-        fp[FloatParam.noise_prune_scale] > 0.0 or buf.bias_delta.shape[0] > 1
+    reweigh = recomputes(fp, buf)
     depth = np.full(n, -1, np.int64)
     depth[root] = 0
     for nd in range(root, n):

@@ -43,19 +43,7 @@ def katago_selection_values(stats: RootStats, search: SearchConfig,
     # the most visited child, discounting its latest visit and leaning on the prior for ties
     best = int(np.argmax(np.where(visited, w * np.maximum(w - 1, 0) / np.maximum(w, 1)
                                   + 2.0 * stats.prior, -1e30)))
-    total = w.sum()
-    cp = search.c_puct + search.c_puct_log * np.log((total + search.c_puct_base)
-                                                     / search.c_puct_base)
-    prior_stdev = search.utility_stdev_prior
-    stdev = prior_stdev
-    if stats.root_visits > 1:
-        pw = search.utility_stdev_prior_weight
-        ru = stats.root_utility
-        var = (((ru * ru + prior_stdev ** 2) * pw + stats.root_utility_sq * stats.root_visits)
-               / (pw + stats.root_visits - 1.0) - ru * ru)
-        stdev = np.sqrt(max(var, 0.0))
-    scaling = (cp * np.sqrt(total + 0.01)
-               * (1.0 + search.utility_stdev_scale * (stdev / prior_stdev - 1.0)))
+    scaling = stats.explore_scale
     best_explore = u[best] + scaling * stats.prior[best] / (1.0 + w[best])
     gap = best_explore - u
     with np.errstate(divide="ignore", invalid="ignore"):

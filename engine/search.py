@@ -72,6 +72,7 @@ class Search:
         self._geometry = None
         self._buf = None  # the first slot's buffers (root and cache arrays are shared)
         self._sums_center = 0.0  # the score centre the tree's utility sums are counted around
+        self._fp: np.ndarray | None = None  # the kernel parameters of the latest search
         self._slots: list[_Slot] = []
         self._ownership = OwnershipMean()  # of the leaves evaluated under the current root
         # batches in flight at once: one per evaluate call the evaluator can run in parallel,
@@ -267,6 +268,7 @@ class Search:
         for slot in self._slots:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
+        self._fp = fp  # what root_stats reads the exploration factor with
         centred = self._set_score_center(fp)
         most = most_in_flight(limits, self.config, int(t.node_visits[self.root]),
                               self._parallel)
@@ -423,7 +425,7 @@ class Search:
     def root_stats(self) -> RootStats:
         """The root's children as this search sees them (its legal moves, its priors)."""
         return root_stats(self.tree, self.root_legal,
-                          self.root_prior if self._prior_ready else None)
+                          self.root_prior if self._prior_ready else None, self._fp)
 
     def principal_variation(self, action: int, max_len: int = 30) -> list[int]:
         """Actions from the root's `action` on, following the most visited child."""

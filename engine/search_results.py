@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import tree as T
 from engine.scores import score_mean_and_stdev
+from engine.selection import exploration_scale
 
 
 @dataclass
@@ -34,13 +35,14 @@ class RootStats:
     utility: np.ndarray = field(default_factory=lambda: np.zeros(0))  # mean utility the search
     #                                   selected by: value plus score utility (0 when unvisited)
     utility_sq: np.ndarray = field(default_factory=lambda: np.zeros(0))  # its mean square
-    root_utility: float = 0.0  # the root's mean utility, side to move's view
-    root_utility_sq: float = 0.0  # its mean square
+    explore_scale: float = 0.0  # PUCT's exploration factor at the root (0 before a search)
 
 
-def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None) -> RootStats:
+def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
+               fp: np.ndarray | None = None) -> RootStats:
     """The root's legal children (all children before a search set root_legal). `root_prior`:
-    the priors the search used, None for the edges' own (before the root was expanded)."""
+    the priors the search used, None for the edges' own (before the root was expanded); `fp`:
+    the kernel parameters it searched with (None before a search)."""
     root = int(t.meta[T.M_ROOT])
     s = int(t.node_edge_start[root])
     ne = int(t.node_num_edges[root]) if t.node_state[root] == T.EXPANDED else 0
@@ -67,13 +69,14 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None) -> Root
     rv = int(t.node_visits[root])
     root_mean, root_stdev = score_mean_and_stdev(t.node_score_moments[root:root + 1],
                                                  np.array([rv]))
+    scale = 0.0
+    if fp is not None and rv:
+        scale = float(exploration_scale(t, root, -float(t.node_sel[root, 1]) / rv, fp))
     return RootStats(actions, visits, value, value_sq, score, prior, rv,
                      -float(t.node_value_sum[root]) / rv if rv else 0.0,
                      -float(t.node_score_sum[root]) / rv if rv else 0.0,
                      mean, stdev, -float(root_mean[0]), float(root_stdev[0]),
-                     utility, utility_sq,
-                     -float(t.node_sel[root, 1]) / rv if rv else 0.0,
-                     float(t.node_utility_sq[root]) / rv if rv else 0.0)
+                     utility, utility_sq, scale)
 
 
 def principal_variation(t, action: int, max_len: int = 30) -> list[int]:

@@ -28,6 +28,27 @@ _KIND_FULL = 3  # no free node or edge left
 
 
 @njit(cache=True)
+def exploration_scale(t, node, mean, fp):
+    """PUCT's exploration factor at `node` (U = factor x P / (1 + N)): cPUCT growing with the
+    visits below it, scaled by the spread of its utility around `mean` (the chooser's view;
+    KataGo's prior 0.40, weight 2, scale 0.85), times the square root of those visits. Also
+    what KataGo's final choice trims by (engine/move_choice.py)."""
+    visits = t.node_visits[node]
+    parent_n = max(visits - 1 + t.node_virtual[node], 0)
+    base = fp[FloatParam.c_puct_base]
+    cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
+    prior = fp[FloatParam.utility_stdev_prior]
+    stdev = prior
+    if visits > 1:
+        w = fp[FloatParam.utility_stdev_prior_weight]
+        var = (((mean * mean + prior * prior) * w + t.node_utility_sq[node])
+               / (w + visits - 1.0) - mean * mean)
+        stdev = np.sqrt(max(var, 0.0))
+    cp *= 1.0 + fp[FloatParam.utility_stdev_scale] * (stdev / prior - 1.0)
+    return cp * np.sqrt(parent_n + 0.01)
+
+
+@njit(cache=True)
 def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
     """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges.
 
@@ -72,9 +93,6 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
                 best_j = j
         return best_j
 
-    parent_n = t.node_visits[node] - 1 + t.node_virtual[node]
-    if parent_n < 0:
-        parent_n = 0
     # utilities from the chooser's view (the node's side to move): its own evaluation, and
     # the mean of the completed visits through it (node_sel minus the virtual losses)
     center = fp[FloatParam.score_center] if depth % 2 == 1 else -fp[FloatParam.score_center]
@@ -92,17 +110,7 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
     weight = min(1.0, mass ** fp[FloatParam.fpu_parent_weight_pow])
     red = fp[FloatParam.root_fpu_reduction] if is_root else fp[FloatParam.fpu_reduction]
     fpu = weight * mean + (1.0 - weight) * own - red * np.sqrt(mass)
-    base = fp[FloatParam.c_puct_base]
-    cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
-    prior = fp[FloatParam.utility_stdev_prior]
-    stdev = prior
-    if visits > 1:
-        w = fp[FloatParam.utility_stdev_prior_weight]
-        var = (((mean * mean + prior * prior) * w + t.node_utility_sq[node])
-               / (w + visits - 1.0) - mean * mean)
-        stdev = np.sqrt(max(var, 0.0))
-    cp *= 1.0 + fp[FloatParam.utility_stdev_scale] * (stdev / prior - 1.0)
-    scale = cp * np.sqrt(parent_n + 0.01)
+    scale = exploration_scale(t, node, mean, fp)
     best = -1e30
     best_j = start
     for j in range(start, mid):

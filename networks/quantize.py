@@ -3,7 +3,11 @@
 On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) the quantized trunk runs
 about three times as many evaluations per CPU second as float32, on AVX2 alone 1.7 times. The
 heads (policy, value, ownership) and the global-pooling matrix products stay in float32:
-quantizing them costs the most accuracy for the least time. Activation ranges are calibrated on
+quantizing them costs the most accuracy for the least time. So does the stem, the convolution of
+the input features: its output starts the residual stream, and an error there reaches every
+block. A convolution read only by a ReLU keeps the range ReLU passes, [0, max], so that its 8
+bits do not go to values ReLU drops (relu_ranges). At equal visits on 19x19 the int8 net of
+recipe v2, without these two, lost 78-122 to float32 (docs/strength.md). Activation ranges are calibrated on
 positions of games the float32 net plays against itself (moves sampled from its policy), on 9x9
 and 19x19, under random symmetries.
 
@@ -36,9 +40,10 @@ from engine.positions import position_batch
 from networks import int8_transformer
 from networks.cache import Model, onnx_for
 
-RECIPE = "int8-trunk-v2"  # part of the cache name: change it when the recipe changes
-# first outputs of the layers that stay float32 (names from networks/katago_convert.py)
-FLOAT_LAYERS = ("p1_", "p2_", "g1_", "v1_", "vownership")
+RECIPE = "int8-trunk-v3"  # part of the cache name: change it when the recipe changes
+# first outputs of the layers that stay float32: the stem (networks/katago_convert.py names it
+# conv1, training/export initial_conv) and the heads
+FLOAT_LAYERS = ("conv1_", "initial_conv_", "p1_", "p2_", "g1_", "v1_", "vownership")
 CALIBRATION = ((9, 7.0, 4), (19, 7.5, 1))  # (board size, komi, self-play games)
 TRANSFORMER_CALIBRATION = ((9, 7.0, 1, 100), (19, 7.5, 1, 40))  # ... and most moves a game
 TEMPERATURE = 0.5  # of the move sampling: plausible games, yet not all alike
@@ -89,6 +94,42 @@ def unsupported(graph: onnx.ModelProto) -> str | None:
     return None
 
 
+def relu_ranges(graph: onnx.ModelProto) -> int:
+    """Give each quantized convolution output that only ReLUs read the range [0, max] of its
+    calibrated range (zero point 0): values below 0 then round to 0, which ReLU makes of them
+    anyway, and the 8 bits span only what ReLU passes. Returns how many outputs changed."""
+    from onnx import numpy_helper
+    nodes = graph.graph.node
+    initializers = {i.name: i for i in graph.graph.initializer}
+    producer = {out: n for n in nodes for out in n.output}
+    readers: dict[str, list] = {}
+    for n in nodes:
+        for name in n.input:
+            readers.setdefault(name, []).append(n)
+    changed = 0
+    for q in nodes:
+        source = producer.get(q.input[0])
+        if q.op_type != "QuantizeLinear" or source is None or source.op_type != "Conv":
+            continue
+        dequantized = readers.get(q.output[0], [])
+        if len(dequantized) != 1 or dequantized[0].op_type != "DequantizeLinear":
+            continue
+        users = readers.get(dequantized[0].output[0], [])
+        if not users or any(n.op_type != "Relu" for n in users):
+            continue
+        scale_name, zero_name = q.input[1], q.input[2]  # the DequantizeLinear reads the same
+        scale = float(numpy_helper.to_array(initializers[scale_name]))
+        zero = numpy_helper.to_array(initializers[zero_name])
+        if zero.dtype != np.uint8 or int(zero) == 0:
+            continue
+        top = (255 - int(zero)) * scale
+        initializers[scale_name].CopyFrom(
+            numpy_helper.from_array(np.array(top / 255, np.float32), scale_name))
+        initializers[zero_name].CopyFrom(numpy_helper.from_array(np.array(0, np.uint8), zero_name))
+        changed += 1
+    return changed
+
+
 def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
     """Write the int8 version of the float32 model `src` (a file or a serialized model) to
     `dst` by the recipe that suits it (see the module docstring); ValueError for a net no
@@ -115,6 +156,9 @@ def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
         named = Path(tmp) / "named.onnx"
         onnx.save(graph, str(named))
         quantize_int8(named, dst, feeds, keep)
+    quantized = onnx.load(str(dst))
+    relu_ranges(quantized)
+    onnx.save(quantized, str(dst))
     return Path(dst)
 
 

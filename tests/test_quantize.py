@@ -24,15 +24,69 @@ def int8_onnx(b6c96_onnx, tmp_path_factory):
         return q.quantize(b6c96_onnx, tmp_path_factory.mktemp("int8") / "b6c96-int8.onnx")
 
 
-def test_trunk_convolutions_are_quantized_and_heads_are_not(int8_onnx):
+def test_trunk_convolutions_are_quantized_and_stem_and_heads_are_not(int8_onnx):
     graph = onnx.load(str(int8_onnx)).graph
     producer = {o: n for n in graph.node for o in n.output}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     quantized = {n.name for n in convs
                  if n.input[1] in producer and producer[n.input[1]].op_type == "DequantizeLinear"}
-    heads = {n.name for n in convs if n.name.split(":")[-1].startswith(q.FLOAT_LAYERS)}
-    assert len(heads) == 5 and not heads & quantized
-    assert quantized == {n.name for n in convs} - heads
+    kept = {n.name for n in convs if n.name.split(":")[-1].startswith(q.FLOAT_LAYERS)}
+    assert {name.split(":")[-1].split("_")[0] for name in kept} == {
+        "conv1", "p1", "p2", "g1", "v1", "vownership"}
+    assert quantized == {n.name for n in convs} - kept
+
+
+def test_outputs_only_relus_read_keep_the_range_relu_passes(int8_onnx):
+    """Each block's first convolution feeds a ReLU alone: its quantized range starts at 0."""
+    graph = onnx.load(str(int8_onnx)).graph
+    zero_points = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    readers = {}
+    for n in graph.node:
+        for name in n.input:
+            readers.setdefault(name, []).append(n.op_type)
+    before_relu = [n for n in graph.node if n.op_type == "QuantizeLinear"
+                   and producer.get(n.input[0]) is not None
+                   and producer[n.input[0]].op_type == "Conv"
+                   and all(readers.get(dq.output[0]) == ["Relu"] for dq in graph.node
+                           if dq.op_type == "DequantizeLinear" and dq.input[0] == n.output[0])]
+    assert len(before_relu) == 6  # b6c96: six blocks
+    assert all(int(zero_points[n.input[2]]) == 0 for n in before_relu)
+
+
+def test_relu_ranges_lose_nothing_relu_keeps_and_halve_the_step():
+    """On a Conv -> Q -> DQ -> Relu graph calibrated on [-1, 1]: after relu_ranges the ReLU's
+    outputs of values in [0, 1] are within half of the new, halved step of the float ones, their
+    largest error about half what it was, and values below 0 still give 0."""
+    from onnx import TensorProto, helper, numpy_helper
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"]),
+             helper.make_node("QuantizeLinear", ["c", "s", "z"], ["cq"]),
+             helper.make_node("DequantizeLinear", ["cq", "s", "z"], ["cd"]),
+             helper.make_node("Relu", ["cd"], ["y"])]
+    inits = [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w"),
+             numpy_helper.from_array(np.array(2 / 255, np.float32), "s"),
+             numpy_helper.from_array(np.array(128, np.uint8), "z")]
+    graph = helper.make_model(helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 64])], inits),
+        opset_imports=[helper.make_opsetid("", 13)])
+    x = np.linspace(-1, 127 * 2 / 255, 64, dtype=np.float32).reshape(1, 1, 1, 64)
+
+    def run(model):
+        import onnxruntime
+        session = onnxruntime.InferenceSession(model.SerializeToString(),
+                                               providers=["CPUExecutionProvider"])
+        return session.run(["y"], {"x": x})[0]
+
+    before = run(graph)
+    assert q.relu_ranges(graph) == 1
+    after = run(graph)
+    scales = {i.name: numpy_helper.to_array(i) for i in graph.graph.initializer}
+    assert int(scales["z"]) == 0 and np.isclose(float(scales["s"]), 127 * 2 / 255 / 255)
+    exact = np.maximum(x, 0)
+    assert np.abs(after - exact).max() <= float(scales["s"]) / 2 + 1e-7
+    assert np.abs(after - exact).max() < 0.6 * np.abs(before - exact).max()
+    assert np.all(after[x < 0] == 0)
 
 
 def test_int8_outputs_stay_within_the_symmetry_noise_of_the_float_net(int8_onnx, b6c96_model,
@@ -119,3 +173,20 @@ def test_transformer_int8_stays_within_the_symmetry_noise_of_the_float_net(
     for key in int8:
         assert np.mean(int8[key]) <= np.mean(noise[key]), key
     assert np.max(int8["win"]) <= max(np.max(noise["win"]), 0.05)
+
+
+def test_int8_errors_are_a_fraction_of_the_symmetry_noise_on_every_board_size(
+        int8_onnx, b6c96_model, katago_reference):
+    """On all 48 reference positions (9x9 to 19x19): the int8 net's mean errors against
+    KataGo's outputs (win rate, lead, largest policy error) exceed the float net's under
+    symmetry 0 by under half the symmetry noise (the float net's mean error under symmetries
+    1..7, less its error under symmetry 0). With this module's one-game calibration the recipe
+    gives 0.44, 0.30 and 0.39 of it; recipe v2 (stem quantized, full ReLU ranges) gave 0.85,
+    0.72 and 0.61."""
+    exact = errors(raw_nn_all(b6c96_model, katago_reference, 0), katago_reference)
+    int8 = errors(raw_nn_all(oe.OnnxModel(int8_onnx), katago_reference, 0), katago_reference)
+    noise = [errors(raw_nn_all(b6c96_model, katago_reference, s), katago_reference)
+             for s in range(1, 8)]
+    for key in int8:
+        spread = np.mean(np.concatenate([n[key] for n in noise])) - np.mean(exact[key])
+        assert np.mean(int8[key]) - np.mean(exact[key]) < spread / 2, key

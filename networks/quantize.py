@@ -7,9 +7,9 @@ quantizing them costs the most accuracy for the least time. So does the stem, th
 the input features: its output starts the residual stream, and an error there reaches every
 block. A convolution read only by a ReLU keeps the range ReLU passes, [0, max], so that its 8
 bits do not go to values ReLU drops (relu_ranges). At equal visits on 19x19 the int8 net of
-recipe v2, without these two, lost 78-122 to float32 (docs/strength.md). Activation ranges are calibrated on
-positions of games the float32 net plays against itself (moves sampled from its policy), on 9x9
-and 19x19, under random symmetries.
+recipe v2, without these two, lost 78-122 to float32 (docs/strength.md). Activation ranges are
+calibrated on positions of games the float32 net plays against itself (moves sampled from its
+policy), on 9x9 and 19x19, under random symmetries.
 
     python -m networks.quantize NET.onnx|NET.bin.gz OUT.onnx
 

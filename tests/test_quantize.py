@@ -1,4 +1,4 @@
-"""networks/quantize: the int8 networks, b6c96's (float heads) and the transformer net's (its
+"""networks/quantize: the int8 networks, b6c96's (float stem and heads) and the transformer net's (its
 feed-forward and attention-output products), stay within the float net's own symmetry noise of
 KataGo's reference outputs (../shared/reference). The transformer net's full calibration, as
 the engine runs it, takes minutes: its accuracy test is marked slow, and the quick run checks its
@@ -37,7 +37,8 @@ def test_trunk_convolutions_are_quantized_and_stem_and_heads_are_not(int8_onnx):
 
 
 def test_outputs_only_relus_read_keep_the_range_relu_passes(int8_onnx):
-    """Each block's first convolution feeds a ReLU alone: its quantized range starts at 0."""
+    """A convolution output that a ReLU alone reads (six in b6c96, one a block) is quantized
+    over a range that starts at 0."""
     graph = onnx.load(str(int8_onnx)).graph
     zero_points = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
     producer = {o: n for n in graph.node for o in n.output}
@@ -54,7 +55,7 @@ def test_outputs_only_relus_read_keep_the_range_relu_passes(int8_onnx):
     assert all(int(zero_points[n.input[2]]) == 0 for n in before_relu)
 
 
-def test_relu_ranges_lose_nothing_relu_keeps_and_halve_the_step():
+def test_relu_ranges_halve_the_step_and_keep_negatives_at_zero():
     """On a Conv -> Q -> DQ -> Relu graph calibrated on [-1, 1]: after relu_ranges the ReLU's
     outputs of values in [0, 1] are within half of the new, halved step of the float ones, their
     largest error about half what it was, and values below 0 still give 0."""

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 
 from engine.constants import PASS_POINT
 from engine.coords import point_from_action
@@ -39,6 +40,7 @@ from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
 from engine.positions import position_batch
 from networks import int8_transformer
 from networks.cache import Model, onnx_for
+from networks.int8_transformer import consumers
 
 RECIPE = "int8-trunk-v3"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32: the stem (networks/katago_convert.py names it
@@ -98,31 +100,23 @@ def relu_ranges(graph: onnx.ModelProto) -> int:
     """Give each quantized convolution output that only ReLUs read the range [0, max] of its
     calibrated range (zero point 0): values below 0 then round to 0, which ReLU makes of them
     anyway, and the 8 bits span only what ReLU passes. Returns how many outputs changed."""
-    from onnx import numpy_helper
-    nodes = graph.graph.node
     initializers = {i.name: i for i in graph.graph.initializer}
-    producer = {out: n for n in nodes for out in n.output}
-    readers: dict[str, list] = {}
-    for n in nodes:
-        for name in n.input:
-            readers.setdefault(name, []).append(n)
     changed = 0
-    for q in nodes:
-        source = producer.get(q.input[0])
-        if q.op_type != "QuantizeLinear" or source is None or source.op_type != "Conv":
+    for conv in [n for n in graph.graph.node if n.op_type == "Conv"]:
+        quantized = consumers(graph, conv.output[0])
+        if len(quantized) != 1 or quantized[0].op_type != "QuantizeLinear":
             continue
-        dequantized = readers.get(q.output[0], [])
+        dequantized = consumers(graph, quantized[0].output[0])
         if len(dequantized) != 1 or dequantized[0].op_type != "DequantizeLinear":
             continue
-        users = readers.get(dequantized[0].output[0], [])
+        users = consumers(graph, dequantized[0].output[0])
         if not users or any(n.op_type != "Relu" for n in users):
             continue
-        scale_name, zero_name = q.input[1], q.input[2]  # the DequantizeLinear reads the same
-        scale = float(numpy_helper.to_array(initializers[scale_name]))
+        scale_name, zero_name = quantized[0].input[1:3]  # the DequantizeLinear reads the same
         zero = numpy_helper.to_array(initializers[zero_name])
         if zero.dtype != np.uint8 or int(zero) == 0:
             continue
-        top = (255 - int(zero)) * scale
+        top = (255 - int(zero)) * float(numpy_helper.to_array(initializers[scale_name]))
         initializers[scale_name].CopyFrom(
             numpy_helper.from_array(np.array(top / 255, np.float32), scale_name))
         initializers[zero_name].CopyFrom(numpy_helper.from_array(np.array(0, np.uint8), zero_name))
@@ -153,12 +147,12 @@ def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
         node.name = node.name or f"{node.op_type}:{node.output[0]}"
     keep = [n.name for n in graph.graph.node if n.output[0].startswith(FLOAT_LAYERS)]
     with tempfile.TemporaryDirectory() as tmp:
-        named = Path(tmp) / "named.onnx"
+        named, quantized = Path(tmp) / "named.onnx", Path(tmp) / "quantized.onnx"
         onnx.save(graph, str(named))
-        quantize_int8(named, dst, feeds, keep)
-    quantized = onnx.load(str(dst))
-    relu_ranges(quantized)
-    onnx.save(quantized, str(dst))
+        quantize_int8(named, quantized, feeds, keep)
+        graph = onnx.load(str(quantized))
+    relu_ranges(graph)
+    onnx.save(graph, str(dst))
     return Path(dst)
 
 

@@ -13,6 +13,7 @@ import pytest
 from engine import onnx_evaluator as oe
 from engine.raw_nn import RawNN, raw_nn_batch
 from networks import int8_transformer
+from networks.int8_transformer import consumers
 from networks import quantize as q
 from tests.test_katago_reference import raw_nn, replay
 
@@ -39,18 +40,13 @@ def test_trunk_convolutions_are_quantized_and_stem_and_heads_are_not(int8_onnx):
 def test_outputs_only_relus_read_keep_the_range_relu_passes(int8_onnx):
     """A convolution output that a ReLU alone reads (six in b6c96, one a block) is quantized
     over a range that starts at 0."""
-    graph = onnx.load(str(int8_onnx)).graph
-    zero_points = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
-    producer = {o: n for n in graph.node for o in n.output}
-    readers = {}
-    for n in graph.node:
-        for name in n.input:
-            readers.setdefault(name, []).append(n.op_type)
-    before_relu = [n for n in graph.node if n.op_type == "QuantizeLinear"
-                   and producer.get(n.input[0]) is not None
-                   and producer[n.input[0]].op_type == "Conv"
-                   and all(readers.get(dq.output[0]) == ["Relu"] for dq in graph.node
-                           if dq.op_type == "DequantizeLinear" and dq.input[0] == n.output[0])]
+    graph = onnx.load(str(int8_onnx))
+    zero_points = {i.name: onnx.numpy_helper.to_array(i) for i in graph.graph.initializer}
+    before_relu = [q_node for conv in graph.graph.node if conv.op_type == "Conv"
+                   for q_node in consumers(graph, conv.output[0])
+                   if q_node.op_type == "QuantizeLinear"
+                   and all(n.op_type == "Relu" for dq in consumers(graph, q_node.output[0])
+                           for n in consumers(graph, dq.output[0]))]
     assert len(before_relu) == 6  # b6c96: six blocks
     assert all(int(zero_points[n.input[2]]) == 0 for n in before_relu)
 

@@ -144,6 +144,12 @@ def errors(outputs: dict[str, RawNN], reference: dict) -> dict[str, np.ndarray]:
                                 for i, p in zip(ids, policy)])}
 
 
+def symmetry_noise(model, reference: dict) -> dict[str, np.ndarray]:
+    """The float net's errors (as `errors`) under symmetries 1..7, all positions together."""
+    noise = [errors(raw_nn_all(model, reference, s), reference) for s in range(1, 8)]
+    return {k: np.concatenate([n[k] for n in noise]) for k in noise[0]}
+
+
 def raw_nn_all(model, reference: dict, symmetry: int) -> dict[str, RawNN]:
     by_size = {}
     for pos_id, pos in reference.items():
@@ -164,9 +170,7 @@ def test_transformer_int8_stays_within_the_symmetry_noise_of_the_float_net(
     rate, the lead and the policy; the largest win-rate error too (or 0.05)."""
     int8 = errors(raw_nn_all(oe.OnnxModel(b10_int8, threads=2), katago_b10_reference, 0),
                   katago_b10_reference)
-    noise = [errors(raw_nn_all(b10_model, katago_b10_reference, s), katago_b10_reference)
-             for s in range(1, 8)]
-    noise = {k: np.concatenate([n[k] for n in noise]) for k in int8}
+    noise = symmetry_noise(b10_model, katago_b10_reference)
     for key in int8:
         assert np.mean(int8[key]) <= np.mean(noise[key]), key
     assert np.max(int8["win"]) <= max(np.max(noise["win"]), 0.05)
@@ -182,8 +186,7 @@ def test_int8_errors_are_a_fraction_of_the_symmetry_noise_on_every_board_size(
     0.72 and 0.61."""
     exact = errors(raw_nn_all(b6c96_model, katago_reference, 0), katago_reference)
     int8 = errors(raw_nn_all(oe.OnnxModel(int8_onnx), katago_reference, 0), katago_reference)
-    noise = [errors(raw_nn_all(b6c96_model, katago_reference, s), katago_reference)
-             for s in range(1, 8)]
+    noise = symmetry_noise(b6c96_model, katago_reference)
     for key in int8:
-        spread = np.mean(np.concatenate([n[key] for n in noise])) - np.mean(exact[key])
+        spread = np.mean(noise[key]) - np.mean(exact[key])
         assert np.mean(int8[key]) - np.mean(exact[key]) < spread / 2, key

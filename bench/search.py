@@ -1,6 +1,5 @@
-"""Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19
-(and with the subtree value-bias correction or KataGo's child weighting on 19x19), and
-playouts/s of the rollout evaluator (alone, and inside the search).
+"""Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19,
+and playouts/s of the rollout evaluator (alone, and inside the search).
 
     PYTHONPATH=. python bench/search.py [--visits N] [--playouts N]
 
@@ -20,12 +19,10 @@ from engine.search import Search
 from engine.search_limits import SearchLimits
 
 
-def search_rate(evaluator, size: int, visits: int, batch: int,
-                **options) -> tuple[float, float]:
-    """(microseconds per visit, visits per second) of a search from the empty board;
-    `options`: SearchConfig fields to set."""
+def search_rate(evaluator, size: int, visits: int, batch: int) -> tuple[float, float]:
+    """(microseconds per visit, visits per second) of a search from the empty board."""
     g = GameState(size, size, 7.5)
-    s = Search(evaluator, SearchConfig(batch_size=batch, **options), seed=1)
+    s = Search(evaluator, SearchConfig(batch_size=batch), seed=1)
     s.run(g, 1, SearchLimits(visits=visits))
     s.reset()
     t0 = time.perf_counter()
@@ -59,11 +56,6 @@ def measure_uniform(quick: bool) -> dict[str, tuple[float, str]]:
     for size in (9, 19):
         us, _ = search_rate(UniformEvaluator(), size, visits, 16)
         figures[f"uniform evaluator {size}x{size}, batch 16"] = (us, "us/visit")
-    us, _ = search_rate(UniformEvaluator(), 19, visits, 16, value_bias_factor=0.45)
-    figures["uniform evaluator 19x19, batch 16, value bias 0.45"] = (us, "us/visit")
-    us, _ = search_rate(UniformEvaluator(), 19, visits, 16, value_weight_exponent=0.25,
-                        noise_prune_scale=0.15)
-    figures["uniform evaluator 19x19, batch 16, child weighting"] = (us, "us/visit")
     for size in (9, 19):
         _, rate = search_rate(RolloutEvaluator(), size, 1000 if quick else 5000, 8)
         figures[f"rollout search {size}x{size}, batch 8"] = (rate, "playouts/s")

@@ -10,9 +10,7 @@ ply).
 import numpy as np
 from numba import njit
 
-from engine import child_weights as CW
 from engine import tree as T
-from engine import value_bias as VB
 from engine.config import FloatParam, IntParam
 from engine.scores import score_utility
 from engine.search_buffers import KIND_EVAL, KIND_EVAL_END, unpack
@@ -26,16 +24,12 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
     in select_batch. Visits, values and scores are backed up as they are (they are what
     reports show); selection backs up the utility (value plus score utility, see
-    score_utility, plus a fresh leaf's value-bias correction, see engine/value_bias.py), or,
-    with KataGo's child weighting or value bias on, recomputes it at each node above the leaf
-    from the node's children (recompute).
+    score_utility).
     """
     t, buf = unpack(arrays)
     vl = ip[IntParam.virtual_loss]
     center = fp[FloatParam.score_center]
     cache_keys = buf.cache_keys
-    bias_on = buf.bias_delta.shape[0] > 1
-    reweigh = recomputes(fp, buf)
     for i in range(n_leaves):
         depth = buf.path_len[i]
         leaf = buf.path_nodes[i, depth]
@@ -59,10 +53,6 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 for k in range(3):
                     buf.cache_score[slot, k] = score[r, k]
         v = np.float64(t.node_value[leaf])
-        bias = 0.0
-        if bias_on and t.node_visits[leaf] == 0:  # a fresh leaf (a finished game has no key)
-            bias = VB.correction(t, leaf, buf.bias_delta, buf.bias_weight,
-                                 fp[FloatParam.value_bias_factor])
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])
         m2 = np.float64(t.node_score_stats[leaf, 1])
@@ -78,57 +68,12 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
-            u = v + bias + su
+            u = v + su
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
-            if reweigh and k < depth:
-                recompute(t, buf, nd, k, fp)
             v = -v
-            bias = -bias
             su = -su
             s = -s
             m = -m
 
-
-@njit(cache=True, nogil=True)
-def recomputes(fp, buf):
-    """Whether a node's utility for selection is recomputed from its children (recompute)
-    rather than summed: KataGo's child weighting or value bias is on."""
-    return (fp[FloatParam.value_weight_exponent] > 0.0 or fp[FloatParam.noise_prune_scale] > 0.0
-            or buf.bias_delta.shape[0] > 1)
-
-
-@njit(cache=True, nogil=True)
-def own_utility(t, buf, node, depth, fp):
-    """The node's own evaluation as selection counts it before any value-bias correction
-    (its mover's view): value and score utility around fp's centre (the node's mover is the
-    root's side to move at odd depths)."""
-    center = fp[FloatParam.score_center]
-    c = center if depth % 2 == 1 else -center
-    return np.float64(t.node_value[node]) + score_utility(
-        np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
-        buf.score_table)
-
-
-@njit(cache=True, nogil=True)
-def recompute(t, buf, node, depth, fp):
-    """KataGo's recomputeNodeStats for selection: the node's utility from its children's,
-    weighted (engine/child_weights.py), and its own evaluation. With value bias on, the
-    node's table entry first learns what the children now say about that evaluation, which
-    then counts corrected by the entry (engine/value_bias.py). A node with no visited child
-    keeps what it has."""
-    scratch = buf.child_scratch
-    count, visits, total = CW.gather(t, node, buf.root_prior, depth == 0,
-                                     fp[FloatParam.value_weight_exponent],
-                                     fp[FloatParam.noise_prune_scale], scratch)
-    if count == 0:
-        return
-    own = own_utility(t, buf, node, depth, fp)
-    if buf.bias_delta.shape[0] > 1 and t.node_bias_slot[node] != 0:
-        # the children's mean from the node's mover's view, against its own evaluation
-        VB.record(t, node, -CW.children_mean(scratch, count, total) - own, visits,
-                  buf.bias_delta, buf.bias_weight, fp[FloatParam.value_bias_exponent])
-        own += VB.correction(t, node, buf.bias_delta, buf.bias_weight,
-                             fp[FloatParam.value_bias_factor])
-    CW.combine(t, node, own, count, total, scratch)

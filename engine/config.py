@@ -43,10 +43,6 @@ class FloatParam(_Index):
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
-    value_bias_factor = auto()
-    value_bias_exponent = auto()
-    value_weight_exponent = auto()
-    noise_prune_scale = auto()
 
 
 class IntParam(_Index):
@@ -90,18 +86,6 @@ class SearchConfig:
     # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)
     fpu_parent_weight_pow: float = 2.0
     root_fpu_reduction: float = 0.1  # the same at the root (0 when Dirichlet noise is on)
-    # KataGo's subtree value-bias correction (engine/value_bias.py): a node's own evaluation
-    # for selection moves by this share of what the search found its local pattern's
-    # evaluations to be off by (0 = off), each node weighing in with (visits below it) **
-    # exponent (KataGo's GTP default 0.85)
-    value_bias_factor: float = 0.0
-    value_bias_exponent: float = 0.85
-    # KataGo's child weighting (engine/child_weights.py): a node's utility for selection is
-    # recomputed from its children's, weights raised for the better ones by F(z) ** exponent
-    # and cut for the worse ones that got visits beyond their policy share, on a utility
-    # scale of `noise_prune_scale` (0 and 0 = plain backups)
-    value_weight_exponent: float = 0.0
-    noise_prune_scale: float = 0.0
     # KataGo's policy optimism, for nets with an optimistic policy head (KataGo's GTP: 1.0 in
     # the tree, 0.2 at the root, whose prior then comes from an evaluation of its own once it
     # is the root): the share of that head's logits mixed into the policy's (0 = the plain head)

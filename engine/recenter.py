@@ -5,17 +5,27 @@ search starts (KataGo's recentScoreCenter, engine/search.py). Visits that tree r
 backed up around an earlier centre; added to new ones they would sum two units in Q, the FPU and
 the stdev-scaled exploration. As KataGo's recursivelyRecomputeStats does, each node's utility
 sum and squared-utility sum are rebuilt from its own evaluation and its children's sums,
-children first, so that the tree holds what its visits would back up now. With value bias on
-it runs at the start of every search of a tree with visits, as KataGo's does: the entries learn
-from their children again, and a leaf counts its evaluation without a correction.
+children first, so that the tree holds what its visits would back up now.
 """
 
 import numpy as np
 from numba import njit
 
 from engine import tree as T
-from engine.backup import own_utility, recompute, recomputes
+from engine.config import FloatParam
+from engine.scores import score_utility
 from engine.search_buffers import unpack
+
+
+@njit(cache=True, nogil=True)
+def _own_utility(t, buf, node, depth, fp):
+    """The node's own evaluation as selection counts it (its mover's view): value and score
+    utility around fp's centre (the node's mover is the root's side to move at odd depths)."""
+    center = fp[FloatParam.score_center]
+    c = center if depth % 2 == 1 else -center
+    return np.float64(t.node_value[node]) + score_utility(
+        np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
+        buf.score_table)
 
 
 @njit(cache=True, nogil=True)
@@ -26,7 +36,6 @@ def recenter_utilities(fp, *arrays):
     t, buf = unpack(arrays)
     root = t.meta[T.M_ROOT]
     n = t.meta[T.M_NODES]
-    reweigh = recomputes(fp, buf)
     depth = np.full(n, -1, np.int64)
     depth[root] = 0
     for nd in range(root, n):
@@ -38,7 +47,7 @@ def recenter_utilities(fp, *arrays):
     for nd in range(n - 1, root - 1, -1):
         if depth[nd] < 0 or t.node_visits[nd] == 0:
             continue
-        own = own_utility(t, buf, nd, depth[nd], fp)
+        own = _own_utility(t, buf, nd, depth[nd], fp)
         own_visits = t.node_visits[nd]  # its own evaluations: a leaf or finished game's repeats
         u_sum = 0.0
         sq_sum = 0.0
@@ -48,8 +57,5 @@ def recenter_utilities(fp, *arrays):
             own_visits -= t.node_visits[child]
             u_sum -= t.node_sel[child, 1] + t.node_virtual[child]
             sq_sum += t.node_utility_sq[child]
-        if reweigh and own_visits < t.node_visits[nd]:
-            recompute(t, buf, nd, depth[nd], fp)
-            continue
         t.node_sel[nd, 1] = u_sum + own_visits * own - t.node_virtual[nd]
         t.node_utility_sq[nd] = sq_sum + own_visits * own * own

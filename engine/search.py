@@ -26,7 +26,6 @@ import numpy as np
 
 from engine import board as B
 from engine import tree as T
-from engine import value_bias as VB
 from engine.backup import expand_and_backup
 from engine.config import FloatParam, IntParam, SearchConfig
 from engine.coords import action_from_point
@@ -108,8 +107,7 @@ class Search:
             b.policy_optimism = self.config.policy_optimism
         self._root_batch.policy_optimism = self.config.root_policy_optimism
         buffers = new_buffers(self._root_batch, batches, T.max_depth_for(w, h) + 1,
-                              self.config.cache_size,
-                              VB.table_length(self.config.value_bias_factor))
+                              self.config.cache_size)
         self._slots = [_Slot(b, buf) for b, buf in zip(batches, buffers)]
         self._buf = buffers[0]
         self._dummy_policy = np.zeros((1, a), np.float32)
@@ -144,14 +142,6 @@ class Search:
         self.tree.meta[T.M_NODES] = 1
         self.tree.meta[T.M_EDGES] = 0
         self._new_root_state()
-        self._rebuild_value_bias()
-
-    def _rebuild_value_bias(self) -> None:
-        """Keep the value-bias entries the current tree's nodes use (engine/value_bias.py);
-        called once per new tree, since each call takes a share of the dropped nodes out."""
-        if self._buf is not None and len(self._buf.bias_delta) > 1:
-            VB.rebuild(self.tree, self._buf.bias_keys, self._buf.bias_delta,
-                       self._buf.bias_weight)
 
     def _new_root_state(self) -> None:
         """Forget what belonged to the previous root: its prior, ownership and full flag."""
@@ -173,7 +163,6 @@ class Search:
                 or int(self.tree.node_to_move[root]) != color:
             T.reset_tree(self.tree, color, key)
             self._new_root_state()
-            self._rebuild_value_bias()
 
     def update_with_move(self, game) -> int:
         """Follow the game's last move into the matching subtree; returns reused visits.
@@ -205,7 +194,6 @@ class Search:
         self._spare = self.tree
         self.tree = fresh
         self._new_root_state()
-        self._rebuild_value_bias()
         return int(fresh.node_visits[1])
 
     # ---- running ---------------------------------------------------------------------------
@@ -405,14 +393,13 @@ class Search:
     def _set_score_center(self, fp) -> bool:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side
         to move (KataGo's recentScoreCenter), 0 before the root has been evaluated; the visits
-        the tree holds are counted around it from then on (engine/recenter.py), and with value
-        bias on recounted at every start, as KataGo recomputes them (its corrections change).
-        Returns whether the root had visits."""
+        the tree holds are counted around it from then on (engine/recenter.py). Returns whether
+        the root had visits."""
         t = self.tree
         visits = int(t.node_visits[self.root])
         expected = -float(t.node_score_moments[self.root, 0]) / visits if visits else 0.0
         center = fp[FloatParam.score_center] = 0.8 * expected
-        if visits and (center != self._sums_center or len(self._buf.bias_delta) > 1):
+        if visits and center != self._sums_center:
             recenter_utilities(fp, *t, *self._buf)
         self._sums_center = center
         return visits > 0

@@ -1,5 +1,5 @@
 """The flat arrays the batch kernels work in besides the tree: the root position, the rows
-handed to the evaluator, each leaf's path, the evaluation cache, the value-bias table.
+handed to the evaluator, each leaf's path, the evaluation cache.
 
 The kernels (engine/selection.py, engine/backup.py) take the parameter vectors, then the arrays
 of the tree and of a SearchBuffers flattened (`*tree, *buffers`): numba types array arguments in
@@ -63,11 +63,6 @@ class SearchBuffers(NamedTuple):
     cache_policy: np.ndarray  # float32 [C, A]
     cache_value: np.ndarray  # float32 [C]
     cache_score: np.ndarray  # float32 [C, 3]: score lead, expected score and its square
-    # subtree value-bias table (engine/value_bias.py; length 1 = off)
-    bias_keys: np.ndarray  # int64 [S]: the pattern key holding each slot (0 = free)
-    bias_delta: np.ndarray  # float64 [S]: weighted deltas per pattern slot
-    bias_weight: np.ndarray  # float64 [S]: their weights
-    child_scratch: np.ndarray  # float64 [4, A]: engine/child_weights.py's per-child values
     score_table: np.ndarray  # float64: engine.scores.expected_atan_table(), read only
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
@@ -85,10 +80,10 @@ def cache_slots(n: int) -> int:
 
 
 def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: int,
-                cache_size: int, bias_len: int) -> list[SearchBuffers]:
+                cache_size: int) -> list[SearchBuffers]:
     """One SearchBuffers per batch, its rows the batch's own arrays (path_slots = D). The root
-    arrays (board, history and recent moves are `root`'s row 0), the cache and the value-bias
-    table are one for all: every batch descends from the same root into the same tree."""
+    arrays (board, history and recent moves are `root`'s row 0) and the cache are one for all:
+    every batch descends from the same root into the same tree."""
     a = root.legal.shape[1]
     cs = cache_slots(cache_size)
     shared = dict(
@@ -98,8 +93,6 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
         cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
         cache_policy=np.zeros((cs, a), np.float32),
         cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
-        bias_keys=np.zeros(bias_len, np.int64), bias_delta=np.zeros(bias_len),
-        bias_weight=np.zeros(bias_len),
         score_table=expected_atan_table())
     out = []
     for b in batches:
@@ -110,6 +103,6 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
             path_nodes=np.zeros((bs, path_slots), np.int64),
             path_actions=np.zeros((bs, path_slots), np.int64),
             path_len=np.zeros(bs, np.int64), leaf_kind=np.zeros(bs, np.int64),
-            leaf_row=np.zeros(bs, np.int64), child_scratch=np.zeros((4, a)),
+            leaf_row=np.zeros(bs, np.int64),
             out=np.zeros(OUT_LEN, np.int64), **shared))
     return out

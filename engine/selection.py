@@ -13,7 +13,6 @@ from numba import njit
 
 from engine import board as B
 from engine import tree as T
-from engine import value_bias as VB
 from engine.config import FloatParam, IntParam
 from engine.constants import BLACK, PASS_POINT
 from engine.coords import point_from_action
@@ -147,28 +146,21 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
 
 @njit(cache=True)
 def _replay(root_board, root_history, root_points, root_colors, root_color, actions, depth,
-            board, hist, rpoints, rcolors, want_history, want_key):
+            board, hist, rpoints, rcolors, want_history):
     """Play `actions[:depth]` (a leaf's path) from the root into `board`; fill its history
-    boards and recent moves. Returns the side to move at the leaf and, if want_key, the
-    leaf's value-bias pattern key (read on the board before its move, engine/value_bias.py;
-    else 0). (Arrays, not the whole SearchBuffers: passing that tuple costs a reference count
-    per array and call.)"""
+    boards and recent moves. Returns the side to move at the leaf. (Arrays, not the whole
+    SearchBuffers: passing that tuple costs a reference count per array and call.)"""
     w = root_board[B.ROW_HEADER, B.H_WIDTH]
     h = root_board[B.ROW_HEADER, B.H_HEIGHT]
     B.copy_board(board, root_board)
     color = np.int64(root_color)  # int8 would compile a second play_unchecked
-    key = np.int64(0)
     for k in range(depth):
         if want_history:
             if k == depth - 2:
                 B.copy_board(hist[1], board)
             if k == depth - 1:
                 B.copy_board(hist[0], board)
-        move = point_from_action(actions[k], w, h)
-        if want_key and k == depth - 1:
-            prev = point_from_action(actions[k - 1], w, h) if k > 0 else root_points[0]
-            key = VB.pattern_key(board, move, prev, color)
-        B.play_unchecked(board, move, color)
+        B.play_unchecked(board, point_from_action(actions[k], w, h), color)
         color = 3 - color
     if want_history:
         if depth == 0:
@@ -184,7 +176,7 @@ def _replay(root_board, root_history, root_points, root_colors, root_color, acti
         else:
             rpoints[k] = root_points[k - depth]
             rcolors[k] = root_colors[k - depth]
-    return color, key
+    return color
 
 
 @njit(cache=True)
@@ -215,7 +207,6 @@ def select_batch(fp, ip, *arrays):
     vl = ip[IntParam.virtual_loss]
     suicide = ip[IntParam.suicide] != 0
     cache_keys = buf.cache_keys
-    bias_on = buf.bias_delta.shape[0] > 1
     n_leaves = np.int64(0)  # a literal 0 compiles _replay twice (see features.fill_row)
     rows = 0
     collisions = 0
@@ -266,14 +257,12 @@ def select_batch(fp, ip, *arrays):
         leaf = buf.path_nodes[i, depth]
         if kind == KIND_EVAL:
             board = buf.boards[rows]
-            tm, bias_key = _replay(buf.root_board, buf.root_history, buf.root_points,
-                                   buf.root_colors, t.node_to_move[root], buf.path_actions[i],
-                                   depth, board, buf.history[rows], buf.recent_points[rows],
-                                   buf.recent_colors[rows], ip[IntParam.history] != 0,
-                                   bias_on)
+            tm = _replay(buf.root_board, buf.root_history, buf.root_points, buf.root_colors,
+                         t.node_to_move[root], buf.path_actions[i], depth, board,
+                         buf.history[rows], buf.recent_points[rows], buf.recent_colors[rows],
+                         ip[IntParam.history] != 0)
             key = T.position_key(board, tm)
             t.node_key[leaf] = key
-            t.node_bias_slot[leaf] = VB.slot_of(buf.bias_keys, bias_key)
             last_pass = depth >= 1 and buf.path_actions[i, depth - 1] == pass_action
             if depth >= 2:
                 prev_pass = buf.path_actions[i, depth - 2] == pass_action

@@ -64,15 +64,12 @@ class TreeArrays(NamedTuple):
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
     node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, utility sum - virtual) side by
     #                       side, so selection reads one cache line per child (the utility:
-    #                       value plus score utility and corrections, engine/backup.py)
+    #                       value plus score utility, engine/backup.py)
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
     node_score_stats: np.ndarray  # float32 [n, 2]: its own expected final score (mover's
     #                               view) and expected squared score (for the stdev)
     node_score_moments: np.ndarray  # float64 [n, 2]: sums of backed-up (score, score^2)
-    node_bias_slot: np.ndarray  # int64: value-bias table slot of its pattern (0 = none)
-    node_bias_delta: np.ndarray  # float64: its last weighted delta in that slot
-    node_bias_weight: np.ndarray  # float64: its last weight there (engine/value_bias.py)
     edge_action: np.ndarray  # int32: action (pass = W*H)
     edge_prior: np.ndarray  # float32: policy prior
     edge_child: np.ndarray  # int32: child node or NO_NODE
@@ -103,9 +100,6 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
         node_score=np.zeros(n, np.float32),
         node_score_stats=np.zeros((n, 2), np.float32),
         node_score_moments=np.zeros((n, 2), np.float64),
-        node_bias_slot=np.zeros(n, np.int64),
-        node_bias_delta=np.zeros(n, np.float64),
-        node_bias_weight=np.zeros(n, np.float64),
         edge_action=np.zeros(max_edges, np.int32),
         edge_prior=np.zeros(max_edges, np.float32),
         edge_child=np.zeros(max_edges, np.int32),
@@ -150,9 +144,6 @@ def alloc_node(t, to_move, key):
     t.node_score[n] = 0.0
     t.node_score_stats[n, :] = 0.0
     t.node_score_moments[n, :] = 0.0
-    t.node_bias_slot[n] = 0
-    t.node_bias_delta[n] = 0.0
-    t.node_bias_weight[n] = 0.0
     return n
 
 
@@ -257,8 +248,8 @@ def copy_subtree(src, root, dst):
         dst.node_visits[new] = src.node_visits[old]
         dst.node_value_sum[new] = src.node_value_sum[old]
         dst.node_value_sq[new] = src.node_value_sq[old]
-        # the selection sums as the visits backed them up (score utility, value bias and child
-        # weighting included: the units of the next backups), without virtual losses
+        # the selection sums as the visits backed them up (score utility included: the units of
+        # the next backups), without virtual losses
         dst.node_utility_sq[new] = src.node_utility_sq[old]
         dst.node_score_sum[new] = src.node_score_sum[old]
         dst.node_virtual[new] = 0
@@ -269,9 +260,6 @@ def copy_subtree(src, root, dst):
         for k in range(2):  # not slice copies (see board.copy_board)
             dst.node_score_stats[new, k] = src.node_score_stats[old, k]
             dst.node_score_moments[new, k] = src.node_score_moments[old, k]
-        dst.node_bias_slot[new] = src.node_bias_slot[old]  # value_bias.rebuild re-slots them
-        dst.node_bias_delta[new] = src.node_bias_delta[old]
-        dst.node_bias_weight[new] = src.node_bias_weight[old]
         ne = src.node_num_edges[old]
         start = dst.meta[M_EDGES]
         dst.node_edge_start[new] = start

@@ -124,22 +124,6 @@ SETTINGS = (  # in --help order
     Setting("rollout-mix", "leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
             "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
             low=0.0, high=1.0, range_error=BETWEEN),
-    Setting("value-bias", "subtree value-bias correction (KataGo's subtreeValueBiasFactor): a "
-            "node's own evaluation moves by this share of what the search found its local "
-            "pattern misjudged (0..1, 0 = off; default "
-            f"{SearchConfig.value_bias_factor:g})", float, SearchConfig.value_bias_factor,
-            metavar="FACTOR", low=0, high=1, field="search.value_bias_factor", live=True,
-            katago="subtreevaluebiasfactor"),
-    Setting("value-weight", "KataGo's valueWeightExponent: a node's value for selection is "
-            "recomputed from its children's, the better ones weighing more (0..1, 0 = plain "
-            f"backups; default {SearchConfig.value_weight_exponent:g})", float,
-            SearchConfig.value_weight_exponent, metavar="EXPONENT", low=0, high=1,
-            field="search.value_weight_exponent", live=True, katago="valueweightexponent"),
-    Setting("noise-prune", "KataGo's noise pruning (noisePruneUtilityScale): that recomputation "
-            "cuts the weight of worse children visited beyond their policy share, on this "
-            f"utility scale (0..10, 0 = off; default {SearchConfig.noise_prune_scale:g})", float,
-            SearchConfig.noise_prune_scale, metavar="SCALE", low=0, high=10,
-            field="search.noise_prune_scale", live=True, katago="noisepruneutilityscale"),
     Setting("policy-optimism", "KataGo's policyOptimism, for nets with an optimistic policy "
             "head (KataGo's transformer nets): the share of its logits mixed into the policy "
             "inside the tree (0..1, 0 = the plain head; KataGo's GTP uses 1; default "

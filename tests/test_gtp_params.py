@@ -29,9 +29,6 @@ CHANGES = {
     "resign-threshold": ("0.1", "0.1", lambda c: c.resign_threshold == 0.1),
     "batch": ("4", "4", lambda c: c.search.batch_size == 4),
     "ponder": ("true", "true", lambda c: c.ponder),
-    "value-bias": ("0.3", "0.3", lambda c: c.search.value_bias_factor == 0.3),
-    "value-weight": ("0.5", "0.5", lambda c: c.search.value_weight_exponent == 0.5),
-    "noise-prune": ("0.2", "0.2", lambda c: c.search.noise_prune_scale == 0.2),
     "policy-optimism": ("1", "1", lambda c: c.search.policy_optimism == 1.0),
     "root-policy-optimism": ("0.2", "0.2", lambda c: c.search.root_policy_optimism == 0.2),
 }
@@ -39,8 +36,7 @@ BAD_VALUES = {"visits": ["-1", "1.5", "x"], "playouts": ["-3", "many"],
               "time": ["-1", "nan", "inf", "soon"], "lcb": ["maybe", "2"],
               "katago-choice": ["perhaps"],
               "resign-threshold": ["1", "-0.1", "nan"], "batch": ["0", "2000", "8.0"],
-              "ponder": ["sometimes"], "value-bias": ["-0.1", "1.5", "nan", "some"],
-              "value-weight": ["-0.5", "1.1", "nan"], "noise-prune": ["-1", "11", "inf"],
+              "ponder": ["sometimes"],
               "policy-optimism": ["-0.1", "1.01", "nan"], "root-policy-optimism": ["2", "x"]}
 
 
@@ -68,12 +64,10 @@ def test_get_and_set(srv):
     ok(srv, "kata-set-param resign_threshold 0.2")
     ok(srv, "kata-set-param maxVisits 300")
     assert (engine.config.resign_threshold, engine.config.visits) == (0.2, 300)
-    ok(srv, "kata-set-param subtreeValueBiasFactor 0.45")
-    assert engine.search.config.value_bias_factor == 0.45
-    ok(srv, "kata-set-param valueWeightExponent 0.25")
-    ok(srv, "kata-set-param noisePruneUtilityScale 0.15")
-    assert (engine.search.config.value_weight_exponent,
-            engine.search.config.noise_prune_scale) == (0.25, 0.15)
+    ok(srv, "kata-set-param policyOptimism 0.5")
+    ok(srv, "kata-set-param rootPolicyOptimism 0.1")
+    assert (engine.search.config.policy_optimism,
+            engine.search.config.root_policy_optimism) == (0.5, 0.1)
 
 
 def test_bad_names_and_values_change_nothing(srv):

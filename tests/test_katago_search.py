@@ -3,12 +3,11 @@ thread, no random symmetry; each root move must get the visits KataGo 1.17.2 gav
 
 tests/data/katago_search_visits.json holds positions from games of the match records and, for
 each, the visits KataGo gave every root move (the g170 b6c96 net, one search thread,
-`nnRandomize = false`): at 16 and at 100 visits with its refinements that our default search
-lacks turned off (noise pruning, value weighting, subtree value bias, graph search), and at 100
-visits with the first three on at KataGo's GTP settings, ours with the flags that turn them on.
+`nnRandomize = false`): at 16 and at 100 visits with the refinements our search lacks turned
+off (noise pruning, value weighting, subtree value bias, graph search).
 Every formula of the search takes part: PUCT with its growing constant and utility-scaled
 exploration, the FPU, the score utility over the score's spread and its centre, one leaf in
-flight per thread, and the refinements' own.
+flight per thread.
 Float differences between CPUs can swap a visit between moves of nearly equal value, so a
 few positions may differ slightly; a formula that differs moves most of them. Record again
 with KataGo: `python -m tests.test_katago_search KATAGO_BINARY KATAGO_GTP_CONFIG B6C96_BIN_GZ`.
@@ -33,9 +32,6 @@ GAMES = ROOT / "docs" / "matches" / "vs-katago-19x19-16v-one-thread-18224e9"
 SETTINGS = (
     ("plain-16", 16, [], "useNoisePruning=false,valueWeightExponent=0,subtreeValueBiasFactor=0"),
     ("plain-100", 100, [], "useNoisePruning=false,valueWeightExponent=0,subtreeValueBiasFactor=0"),
-    ("refinements-100", 100, ["--value-bias", "0.45", "--value-weight", "0.25", "--noise-prune",
-                              "0.15"],
-     "useNoisePruning=true,valueWeightExponent=0.25,subtreeValueBiasFactor=0.45"),
 )
 COMMON = "numSearchThreads=1,nnRandomize=false,useGraphSearch=false,logToStderr=false"
 COLOR = {"b": BLACK, "w": WHITE}

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.board import MOVE_OK
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
 from engine.constants import BLACK, WHITE
 from engine.coords import parse_vertex
 from engine.evaluator import UniformEvaluator
@@ -68,29 +68,6 @@ def test_int8_and_rollout_mix_need_a_network_and_a_share_between_0_and_1(tmp_pat
                   ["--model", "net.onnx", "--rollout-mix", "-0.1"]):
         with pytest.raises(SystemExit):
             launch_flags.parse_flags(flags)
-
-
-def test_value_bias_is_a_share_between_0_and_1_that_reaches_the_search_config():
-    args = launch_flags.parse_flags(["--evaluator", "uniform", "--value-bias", "0.3"])
-    assert factory.engine_config(args).search.value_bias_factor == 0.3
-    args = launch_flags.parse_flags(["--evaluator", "uniform"])
-    assert factory.engine_config(args).search.value_bias_factor == \
-        SearchConfig.value_bias_factor
-    for value in ("1.5", "-0.1", "nan"):
-        with pytest.raises(SystemExit):
-            launch_flags.parse_flags(["--evaluator", "uniform", "--value-bias", value])
-
-
-@pytest.mark.parametrize("flag, field, top", [("--value-weight", "value_weight_exponent", 1.0),
-                                              ("--noise-prune", "noise_prune_scale", 10.0)])
-def test_child_weighting_flags_reach_the_search_config_within_their_range(flag, field, top):
-    args = launch_flags.parse_flags(["--evaluator", "uniform", flag, "0.25"])
-    assert getattr(factory.engine_config(args).search, field) == 0.25
-    args = launch_flags.parse_flags(["--evaluator", "uniform"])
-    assert getattr(factory.engine_config(args).search, field) == getattr(SearchConfig, field)
-    for value in (str(top + 0.5), "-0.1", "nan"):
-        with pytest.raises(SystemExit):
-            launch_flags.parse_flags(["--evaluator", "uniform", flag, value])
 
 
 @pytest.mark.parametrize("flag, good, bad", [("--visits", "50", "-5"),

@@ -19,9 +19,7 @@ from tests.gtp_answers import fail, ok
 LIVE = [s for s in SETTINGS if s.live]
 # KataGo's kata-set-param names of our settings, as KataGo's GTP documentation spells them
 KATAGO = {"maxVisits": "visits", "maxPlayouts": "playouts", "maxTime": "time",
-          "subtreeValueBiasFactor": "value-bias", "valueWeightExponent": "value-weight",
-          "noisePruneUtilityScale": "noise-prune", "policyOptimism": "policy-optimism",
-          "rootPolicyOptimism": "root-policy-optimism"}
+          "policyOptimism": "policy-optimism", "rootPolicyOptimism": "root-policy-optimism"}
 
 
 def outside(setting) -> str:

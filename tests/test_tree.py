@@ -109,12 +109,10 @@ def _selection_sums(t, node, path=()):
 
 
 def test_reused_subtree_keeps_what_its_visits_backed_up_for_selection():
-    # a nonzero score lead (score utility), value bias and child weighting: a reused node must
-    # hold the same selection sums as before the move, the units the next backups add
+    # a nonzero score lead (score utility): a reused node must hold the same selection sums
+    # as before the move, the units the next backups add
     g = GameState(9, 9, 7.0)
-    cfg = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000,
-                       value_bias_factor=0.45, value_weight_exponent=0.25,
-                       noise_prune_scale=0.15)
+    cfg = SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000)
     ev = SkewedEvaluator(82, decay=0.7, seed=5, spread=0.8, score_per_value=20)
     s = Search(ev, cfg, log=lambda m: None)
     s.run(g, BLACK, SearchLimits(playouts=1500))

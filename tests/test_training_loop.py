@@ -1,5 +1,6 @@
 """The training loop end to end on 5x5 with a tiny net: self-play -> train -> export -> gate,
-resumed from disk; the gate on its own; teacher agreement of a net with itself."""
+resumed from disk; the gate on its own; teacher agreement of a net with itself, and of another
+net per band of the teacher's score lead."""
 
 import json
 
@@ -7,6 +8,7 @@ import pytest
 
 from engine.onnx_evaluator import OnnxModel
 from training.agreement import agreement
+from training.chunks import load_chunks
 from training.export import export_random
 from training.strength import main as strength_main
 from training.gate import GateConfig, gate
@@ -73,6 +75,26 @@ def test_a_teacher_agrees_with_itself_on_its_own_rows(tmp_path, b6c96_onnx):
     assert measures["winrate_mae"] < 1e-4
     assert measures["score_mae"] < 1e-3
     assert measures["ownership_mae"] < 1e-4
+
+
+def test_agreement_per_lead_band_splits_the_rows_by_the_teachers_lead(tmp_path, b6c96_onnx):
+    generate(tmp_path / "rows", teacher=b6c96_onnx, games=1, sizes=(9,),
+             settings=SelfPlaySettings(visits=1, full_search_prob=1.0, resign_threshold=0.0),
+             seed=4)
+    student = OnnxModel(export_random("b2c32", tmp_path / "student.onnx", check_sizes=(9,)))
+    report = agreement(student, tmp_path / "rows", lead_bands=[2.0, 10.0])
+    leads = [abs(float(x)) for rows in load_chunks(tmp_path / "rows")
+             for x in rows.teacher["teacher_score"]]
+    expected = {"0-2": sum(x < 2 for x in leads), "2-10": sum(2 <= x < 10 for x in leads),
+                "10+": sum(x >= 10 for x in leads)}
+    bands = {name: report[f"9x9 lead {name}"] for name, n in expected.items() if n}
+    assert {name: b["rows"] for name, b in bands.items()} == {k: n for k, n in expected.items() if n}
+    whole = report["9x9"]
+    assert whole["rows"] == len(leads) > 10
+    assert whole["score_mae"] > 0.1  # a random net: the bands below split real errors
+    for measure in ("policy_top1", "policy_xent", "winrate_mae", "score_mae", "ownership_mae"):
+        pooled = sum(b["rows"] * b[measure] for b in bands.values()) / whole["rows"]
+        assert pooled == pytest.approx(whole[measure], rel=1e-6)  # float32 means
 
 
 def test_strength_report_plays_every_generation_against_each_opponent(tmp_path, gnugo):

@@ -4,8 +4,10 @@ For every board size in a folder of teacher chunks (training.chunks with teacher
 runs the network on the stored inputs and reports, from the side to move's view:
 policy top-1 agreement with the teacher, policy cross-entropy to the teacher's distribution,
 mean absolute error of the winrate (win + no-result/2) and of the score lead, and of ownership.
+With --lead-bands the same measures also come per band of the teacher's |score lead| (a student
+that cannot count a decided game shows there, where the all-rows means hide it).
 
-    python -m training.agreement NET.onnx HELDOUT_DIR [--rows 4000]
+    python -m training.agreement NET.onnx HELDOUT_DIR [--rows 4000] [--lead-bands 5,15,40]
 """
 
 from __future__ import annotations
@@ -55,10 +57,20 @@ def compare(model: OnnxModel, rows: Rows, sel) -> dict[str, np.ndarray]:
     }
 
 
-def agreement(model: OnnxModel, folder, max_rows: int = 4000) -> dict[str, dict[str, float]]:
-    """Mean of each measure per board size ("9x9" ...), over at most max_rows rows a size."""
-    per_size: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+def band_names(bounds) -> list[str]:
+    """Names of the |lead| bands that `bounds` (points, increasing) cut: "0-5", ..., "40+"."""
+    edges = [0, *bounds]
+    return [f"{lo:g}-{hi:g}" for lo, hi in zip(edges, edges[1:])] + [f"{edges[-1]:g}+"]
+
+
+def agreement(model: OnnxModel, folder, max_rows: int = 4000,
+              lead_bands=()) -> dict[str, dict[str, float]]:
+    """Mean of each measure per board size ("9x9" ...), over at most max_rows rows a size;
+    with lead_bands (points, increasing) also per size and band of the teacher's |score lead|
+    ("19x19 lead 15-40", empty bands left out)."""
+    groups: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     counts: dict[str, int] = defaultdict(int)
+    names = band_names(lead_bands)
     for rows in load_chunks(folder):
         if not rows.teacher:
             continue
@@ -67,12 +79,27 @@ def agreement(model: OnnxModel, folder, max_rows: int = 4000) -> dict[str, dict[
             if counts[size] >= max_rows:
                 break
             sel = slice(start, min(start + BATCH, len(rows), start + max_rows - counts[size]))
-            for key, values in compare(model, rows, sel).items():
-                per_size[size][key].append(values)
+            errors = compare(model, rows, sel)
+            for key, values in errors.items():
+                groups[size][key].append(values)
+            if lead_bands:
+                band = np.searchsorted(lead_bands, np.abs(rows.teacher["teacher_score"][sel]),
+                                       side="right")
+                for b, name in enumerate(names):
+                    for key, values in errors.items():
+                        groups[f"{size} lead {name}"][key].append(values[band == b])
             counts[size] += sel.stop - sel.start
-    return {size: {"rows": counts[size],
-                   **{k: float(np.concatenate(v).mean()) for k, v in measures.items()}}
-            for size, measures in sorted(per_size.items())}
+    report = {}
+    for group, measures in groups.items():
+        values = {k: np.concatenate(v) for k, v in measures.items()}
+        n = len(values["policy_top1"])
+        if n:
+            report[group] = {"rows": n, **{k: float(v.mean()) for k, v in values.items()}}
+
+    def order(group):  # each size, then its bands from the smallest lead up
+        size, _, band = group.partition(" lead ")
+        return size, names.index(band) + 1 if band else 0
+    return {group: report[group] for group in sorted(report, key=order)}
 
 
 def main(argv=None) -> int:
@@ -80,8 +107,13 @@ def main(argv=None) -> int:
     ap.add_argument("model", help="ONNX network (ours or a converted KataGo net)")
     ap.add_argument("data", help="folder of teacher chunks with a manifest (held out from training)")
     ap.add_argument("--rows", type=int, default=4000, help="rows per board size (default 4000)")
+    ap.add_argument("--lead-bands", default="",
+                    help="also per band of the teacher's |score lead|, e.g. 5,15,40 (points)")
     args = ap.parse_args(argv)
-    print(json.dumps(agreement(OnnxModel(args.model), args.data, args.rows), indent=1))
+    bands = [float(x) for x in args.lead_bands.split(",") if x]
+    if bands != sorted(bands):
+        ap.error("--lead-bands must increase")
+    print(json.dumps(agreement(OnnxModel(args.model), args.data, args.rows, bands), indent=1))
     return 0
 
 

@@ -223,14 +223,22 @@ def parse_args(argv=None) -> TrainConfig:
     ap.add_argument("--teacher", type=float, default=w.teacher,
                     help="mixing weight of teacher targets on rows that have them (0-1)")
     ap.add_argument("--l2", type=float, default=w.l2, help="c in c*||theta||^2")
+    ap.add_argument("--value-loss", type=float, default=w.value,
+                    help=f"weight of the value terms, the teacher's included (default {w.value:g})")
+    ap.add_argument("--lead-loss", type=float, default=w.lead,
+                    help=f"weight of the score-lead terms, the teacher's included "
+                         f"(default {w.lead:g})")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     a = ap.parse_args(argv)
     for name in ("steps", "batch", "checkpoint_every", "keep"):
         if getattr(a, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("value_loss", "lead_loss"):
+        if getattr(a, name) < 0:
+            ap.error(f"--{name.replace('_', '-')} must not be negative")
     try:
-        weights = LossWeights(teacher=a.teacher, l2=a.l2)
+        weights = LossWeights(teacher=a.teacher, l2=a.l2, value=a.value_loss, lead=a.lead_loss)
     except ValueError as err:
         ap.error(str(err))
     return TrainConfig(a.data, a.out, a.net, a.steps, a.batch, a.lr, a.momentum, a.warmup,

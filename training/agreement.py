@@ -110,9 +110,12 @@ def main(argv=None) -> int:
     ap.add_argument("--lead-bands", default="",
                     help="also per band of the teacher's |score lead|, e.g. 5,15,40 (points)")
     args = ap.parse_args(argv)
-    bands = [float(x) for x in args.lead_bands.split(",") if x]
-    if bands != sorted(bands):
-        ap.error("--lead-bands must increase")
+    try:
+        bands = [float(x) for x in args.lead_bands.split(",") if x]
+    except ValueError:
+        ap.error(f"--lead-bands {args.lead_bands!r}: comma-separated points expected")
+    if bands != sorted(bands) or any(b <= 0 for b in bands):
+        ap.error("--lead-bands must be positive and increase")
     print(json.dumps(agreement(OnnxModel(args.model), args.data, args.rows, bands), indent=1))
     return 0
 

@@ -24,11 +24,10 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
     [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
     in select_batch. Visits, values and scores are backed up as they are (they are what
     reports show); selection backs up the utility (value plus score utility, see
-    score_utility).
+    own_utility).
     """
     t, buf = unpack(arrays)
     vl = ip[IntParam.virtual_loss]
-    center = fp[FloatParam.score_center]
     cache_keys = buf.cache_keys
     for i in range(n_leaves):
         depth = buf.path_len[i]
@@ -56,9 +55,7 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])
         m2 = np.float64(t.node_score_stats[leaf, 1])
-        # the leaf's mover is the root's side to move when its depth is odd; one ply up both the
-        # score and the centre change sign, and so does the score utility
-        su = score_utility(m, m2, center if depth % 2 == 1 else -center, fp, buf.score_table)
+        u = own_utility(t, buf, leaf, depth, fp)  # one ply up it changes sign, as v does
         for k in range(depth, -1, -1):
             nd = buf.path_nodes[i, k]
             t.node_visits[nd] += 1
@@ -68,12 +65,22 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score_moments[nd, 0] += m
             t.node_score_moments[nd, 1] += m2
             t.node_virtual[nd] -= vl
-            u = v + su
             t.node_sel[nd, 0] += 1 - vl
             t.node_sel[nd, 1] += u + vl
             t.node_utility_sq[nd] += u * u
             v = -v
-            su = -su
+            u = -u
             s = -s
             m = -m
 
+
+@njit(cache=True, nogil=True)
+def own_utility(t, buf, node, depth, fp):
+    """The node's own evaluation as selection counts it (its mover's view): value plus score
+    utility around fp's centre (the node's mover is the root's side to move at odd depths, and
+    the score and the centre change sign with the mover)."""
+    center = fp[FloatParam.score_center]
+    c = center if depth % 2 == 1 else -center
+    return np.float64(t.node_value[node]) + score_utility(
+        np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
+        buf.score_table)

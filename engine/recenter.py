@@ -12,20 +12,8 @@ import numpy as np
 from numba import njit
 
 from engine import tree as T
-from engine.config import FloatParam
-from engine.scores import score_utility
+from engine.backup import own_utility
 from engine.search_buffers import unpack
-
-
-@njit(cache=True, nogil=True)
-def _own_utility(t, buf, node, depth, fp):
-    """The node's own evaluation as selection counts it (its mover's view): value and score
-    utility around fp's centre (the node's mover is the root's side to move at odd depths)."""
-    center = fp[FloatParam.score_center]
-    c = center if depth % 2 == 1 else -center
-    return np.float64(t.node_value[node]) + score_utility(
-        np.float64(t.node_score_stats[node, 0]), np.float64(t.node_score_stats[node, 1]), c, fp,
-        buf.score_table)
 
 
 @njit(cache=True, nogil=True)
@@ -47,7 +35,7 @@ def recenter_utilities(fp, *arrays):
     for nd in range(n - 1, root - 1, -1):
         if depth[nd] < 0 or t.node_visits[nd] == 0:
             continue
-        own = _own_utility(t, buf, nd, depth[nd], fp)
+        own = own_utility(t, buf, nd, depth[nd], fp)
         own_visits = t.node_visits[nd]  # its own evaluations: a leaf or finished game's repeats
         u_sum = 0.0
         sq_sum = 0.0

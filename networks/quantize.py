@@ -40,7 +40,6 @@ from engine.onnx_evaluator import OnnxEvaluator, OnnxModel, quantize_int8
 from engine.positions import position_batch
 from networks import int8_transformer
 from networks.cache import Model, onnx_for
-from networks.int8_transformer import consumers
 
 RECIPE = "int8-trunk-v3"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32: the stem (networks/katago_convert.py names it
@@ -103,13 +102,13 @@ def relu_ranges(graph: onnx.ModelProto) -> int:
     initializers = {i.name: i for i in graph.graph.initializer}
     changed = 0
     for conv in [n for n in graph.graph.node if n.op_type == "Conv"]:
-        quantized = consumers(graph, conv.output[0])
+        quantized = int8_transformer.consumers(graph, conv.output[0])
         if len(quantized) != 1 or quantized[0].op_type != "QuantizeLinear":
             continue
-        dequantized = consumers(graph, quantized[0].output[0])
+        dequantized = int8_transformer.consumers(graph, quantized[0].output[0])
         if len(dequantized) != 1 or dequantized[0].op_type != "DequantizeLinear":
             continue
-        users = consumers(graph, dequantized[0].output[0])
+        users = int8_transformer.consumers(graph, dequantized[0].output[0])
         if not users or any(n.op_type != "Relu" for n in users):
             continue
         scale_name, zero_name = quantized[0].input[1:3]  # the DequantizeLinear reads the same

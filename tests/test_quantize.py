@@ -13,7 +13,6 @@ import pytest
 from engine import onnx_evaluator as oe
 from engine.raw_nn import RawNN, raw_nn_batch
 from networks import int8_transformer
-from networks.int8_transformer import consumers
 from networks import quantize as q
 from tests.test_katago_reference import raw_nn, replay
 
@@ -42,11 +41,12 @@ def test_outputs_only_relus_read_keep_the_range_relu_passes(int8_onnx):
     over a range that starts at 0."""
     graph = onnx.load(str(int8_onnx))
     zero_points = {i.name: onnx.numpy_helper.to_array(i) for i in graph.graph.initializer}
+    readers = int8_transformer.consumers
     before_relu = [q_node for conv in graph.graph.node if conv.op_type == "Conv"
-                   for q_node in consumers(graph, conv.output[0])
+                   for q_node in readers(graph, conv.output[0])
                    if q_node.op_type == "QuantizeLinear"
-                   and all(n.op_type == "Relu" for dq in consumers(graph, q_node.output[0])
-                           for n in consumers(graph, dq.output[0]))]
+                   and all(n.op_type == "Relu" for dq in readers(graph, q_node.output[0])
+                           for n in readers(graph, dq.output[0]))]
     assert len(before_relu) == 6  # b6c96: six blocks
     assert all(int(zero_points[n.input[2]]) == 0 for n in before_relu)
 

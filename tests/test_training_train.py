@@ -84,16 +84,15 @@ def test_teacher_weight_moves_the_policy_towards_the_teacher(data, tmp_path):
 
 def test_value_and_lead_weights_reach_the_loss(data, tmp_path):
     args = ["--data", str(data), "--out", str(tmp_path), "--teacher", "1"]
-    heavy = parse_args(args + ["--value-loss", "20", "--lead-loss", "20"]).weights
-    assert (heavy.value, heavy.lead, heavy.teacher) == (20.0, 20.0, 1.0)
+    parsed = parse_args(args + ["--value-loss", "20", "--lead-loss", "20"]).weights
+    assert (parsed.value, parsed.lead, parsed.teacher) == (20.0, 20.0, 1.0)
     assert parse_args(args).weights == LossWeights(teacher=1.0)
-    runs = {w: train(config(data, tmp_path / f"w{w}", weights=LossWeights(teacher=1.0, value=w,
-                                                                         lead=w)),
-                     log=lambda _: None) for w in (0.1, 5.0)}
     probe = LossWeights(teacher=1.0)
-    light = losses_of(runs[0.1].checkpoint, data, probe)
-    heavy_run = losses_of(runs[5.0].checkpoint, data, probe)
-    assert heavy_run["teacher_value"] < light["teacher_value"], (light, heavy_run)
+    light, heavy = (losses_of(train(config(data, tmp_path / f"w{w}",
+                                           weights=LossWeights(teacher=1.0, value=w, lead=w)),
+                                    log=lambda _: None).checkpoint, data, probe)
+                    for w in (0.1, 5.0))
+    assert heavy["teacher_value"] < light["teacher_value"], (light, heavy)
 
 
 def test_interrupted_run_resumes_to_the_weights_of_an_uninterrupted_one(data, tmp_path):

@@ -125,7 +125,8 @@ for line in sys.stdin:
         answer(cid, "2")
     elif cmd == "list_commands":
         answer(cid, "\n".join(["boardsize", "clear_board", "genmove", "komi", "list_commands",
-                               "name", "play", "protocol_version", "quit"] + ANALYSIS))
+                               "name", "play", "protocol_version", "quit"] + ANALYSIS
+                               + (["final_score"] if mode == "judge" else [])))
     elif cmd == "boardsize":
         if mode == "slowstart" and arg:
             time.sleep(float(arg))

@@ -330,9 +330,22 @@ def test_max_moves_and_referee(gnugo, gnugo_level0, tmp_path):
 
 def test_referee_failure_falls_back(fake_engine, tmp_path):
     g = run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 1, "--referee",
-                 fake_engine("pass"))[0]
+                 fake_engine("judge", "final=junk"))[0]
     assert g["scorer"] == "chinese" and "referee failed" in g["detail"]
     assert g["result"] == "W+7.5"
+    assert load(tmp_path / "out")["summary"]["scorers"] == {"chinese": 1}
+
+
+@pytest.mark.parametrize("referee", ["sh -c 'exec no-such-referee-engine'", "pass"])
+def test_referee_that_cannot_score_stops_the_match(fake_engine, tmp_path, capsys, referee):
+    """A referee that does not start (here behind a wrapper, as `taskset -c 0 gnugo` is when
+    gnugo is not on PATH) or has no final_score: no game is played."""
+    command = fake_engine(referee) if referee == "pass" else referee
+    out = tmp_path / "out"
+    code = main([fake_engine("pass"), fake_engine("pass"), "--games", "2", "--out", str(out)]
+                + BASE + ["--referee", command])
+    assert code != 0 and "referee" in capsys.readouterr().err
+    assert not list(out.glob("game-*.sgf"))
 
 
 def test_plot_or_message(fake_engine, tmp_path, capsys):
@@ -388,3 +401,23 @@ def test_worker_number_in_engine_commands(fake_engine, tmp_path):
     assert sorted(p.name for p in logs.iterdir()) == ["worker-0.log", "worker-1.log"]
     for log in logs.iterdir():
         assert "genmove b" in log.read_text().splitlines()
+
+
+def test_rescore_replaces_fallback_scores(fake_engine, tmp_path):
+    """Games the fallback scored are asked of a working referee again; the summary follows."""
+    from tournament.rescore import main as rescore
+    run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 2, "--referee",
+             fake_engine("judge", "final=junk"))
+    out = tmp_path / "out"
+    assert [g["result"] for g in load(out)["games"]] == ["W+7.5", "W+7.5"]
+    assert rescore([str(out), "--referee", fake_engine("judge", "final=B+3")]) == 0
+    data = load(out)
+    for g in data["games"]:   # engine 1 is black in game 0, white in game 1
+        assert (g["result"], g["winner"], g["scorer"]) == ("B+3", "B", "referee")
+        assert g["winner_engine"] == g["black"] and "was W+7.5" in g["detail"]
+        assert sgf.Sgf_game.from_bytes((out / g["sgf"]).read_bytes()).get_root().get("RE") == "B+3"
+    s = data["summary"]
+    assert (s["engine1_wins"], s["engine2_wins"], s["scorers"]) == (1, 1, {"referee": 2})
+    # a second pass finds nothing left to rescore
+    assert rescore([str(out), "--referee", fake_engine("judge", "final=W+1")]) == 0
+    assert [g["result"] for g in load(out)["games"]] == ["B+3", "B+3"]

@@ -21,7 +21,8 @@ from dataclasses import asdict, replace
 from tqdm import tqdm
 
 from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
-                                   MoveTimer, random_opening, read_opening_file)
+                                   MoveTimer, check_referee, random_opening,
+                                   read_opening_file)
 from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
 
 RESULT_FILE = "match.json"
@@ -113,6 +114,8 @@ class Match:
         os.makedirs(os.path.join(self.cfg.out, "logs"), exist_ok=True)
         self.load_previous()
         todo = [i for i in range(self.cfg.games) if i not in self.records]
+        if todo and self.cfg.referee:
+            check_referee(self.cfg.referee)
         bar = tqdm(total=self.cfg.games, initial=self.cfg.games - len(todo), unit="game",
                    disable=not progress, file=sys.stderr)
         pool = ThreadPoolExecutor(max_workers=max(1, self.cfg.parallel))

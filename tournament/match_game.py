@@ -190,6 +190,24 @@ def parse_final_score(text: str) -> float:
     raise ValueError(f"cannot read final_score answer {text!r}")
 
 
+def check_referee(command: str) -> None:
+    """MatchError unless `command` starts a GTP engine that lists final_score: a referee that
+    cannot score would leave every game to the fallback scorer, which keeps dead stones."""
+    try:
+        ref = GtpController(command.replace("{worker}", "0"))
+    except EngineStartError as exc:
+        raise MatchError(f"referee {command!r} did not start: {exc}") from None
+    try:
+        commands = ref.send("list_commands", STARTUP_TIMEOUT).split()
+    except (EngineError, GtpFailure) as exc:
+        raise MatchError(f"referee {command!r} did not answer list_commands ({exc}); "
+                         f"see its command and its logs") from None
+    finally:
+        ref.close(grace=1.0)
+    if "final_score" not in commands:
+        raise MatchError(f"referee {command!r} does not offer final_score")
+
+
 class EngineSlots:
     """The engine processes of one worker: started on demand, kept across games."""
 

@@ -62,8 +62,11 @@ def tally(records: list[dict]) -> dict:
     by_color = {1: {"B": 0, "W": 0}, 2: {"B": 0, "W": 0}}
     color_wins = {"B": 0, "W": 0}
     reasons: dict[str, int] = {}
+    scorers: dict[str, int] = {}  # who scored the games that were scored
     for r in played:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+        if r.get("scorer"):
+            scorers[r["scorer"]] = scorers.get(r["scorer"], 0) + 1
         if r["winner_engine"] is not None:
             wins[r["winner_engine"]] += 1
             by_color[r["winner_engine"]][r["winner"]] += 1
@@ -79,6 +82,7 @@ def tally(records: list[dict]) -> dict:
         "engine1_wins": wins[1], "engine2_wins": wins[2], "draws": draws,
         "engine1_wins_by_colour": by_color[1], "engine2_wins_by_colour": by_color[2],
         "black_wins": color_wins["B"], "white_wins": color_wins["W"], "reasons": reasons,
+        "scorers": scorers,
         "engine1_score": round(est.score, 4),
         "engine1_score_95": [round(est.score_low, 4), round(est.score_high, 4)],
         "elo": elo_value(est.elo), "elo_95": [elo_value(est.elo_low), elo_value(est.elo_high)],
@@ -98,7 +102,9 @@ def report(cfg: MatchConfig, records: list[dict], out=None) -> None:
           f"(as black {w1['B']}, as white {w1['W']}), engine 2 wins {t['engine2_wins']} "
           f"(as black {w2['B']}, as white {w2['W']}), draws {t['draws']}", file=out)
     print(f"by colour: black {t['black_wins']}, white {t['white_wins']}; endings: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(t["reasons"].items())), file=out)
+          + ", ".join(f"{k} {v}" for k, v in sorted(t["reasons"].items()))
+          + ("; scored by: " + ", ".join(f"{k} {v}" for k, v in sorted(t["scorers"].items()))
+             if t["scorers"] else ""), file=out)
     print(f"engine 1 score {100 * est.score:.1f}% [95% {100 * est.score_low:.1f}%, "
           f"{100 * est.score_high:.1f}%], Elo difference {format_elo(est.elo)} "
           f"[{format_elo(est.elo_low)}, {format_elo(est.elo_high)}] "

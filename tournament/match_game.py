@@ -190,6 +190,16 @@ def parse_final_score(text: str) -> float:
     raise ValueError(f"cannot read final_score answer {text!r}")
 
 
+def referee_final_score(ref: GtpController, size: int, komi: float, plays: list[str]) -> float:
+    """Black minus White by the referee's final_score after `plays` ("b D4", "w pass")."""
+    ref.send(f"boardsize {size}", ADMIN_TIMEOUT)
+    ref.send("clear_board", ADMIN_TIMEOUT)
+    ref.send(f"komi {komi:g}", ADMIN_TIMEOUT)
+    for play in plays:
+        ref.send(f"play {play}", ADMIN_TIMEOUT)
+    return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))
+
+
 def check_referee(command: str) -> None:
     """MatchError unless `command` starts a GTP engine that lists final_score: a referee that
     cannot score would leave every game to the fallback scorer, which keeps dead stones."""
@@ -500,11 +510,5 @@ class GameRunner:
         return game.score(), game.rules.name, note
 
     def _referee_score(self, moves: list[Move]) -> float:
-        ref = self.slots.get(2)
-        cfg = self.cfg
-        ref.send(f"boardsize {cfg.size}", ADMIN_TIMEOUT)
-        ref.send("clear_board", ADMIN_TIMEOUT)
-        ref.send(f"komi {cfg.komi:g}", ADMIN_TIMEOUT)
-        for color, p in moves:
-            ref.send(f"play {color_letter(color)} {self._vertex(p)}", ADMIN_TIMEOUT)
-        return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))
+        plays = [f"{color_letter(color)} {self._vertex(p)}" for color, p in moves]
+        return referee_final_score(self.slots.get(2), self.cfg.size, self.cfg.komi, plays)

@@ -1,6 +1,7 @@
 """Score again, with a working referee, the games a match scored without its referee.
 
-    python -m tournament.rescore RECORD_DIR [RECORD_DIR ...] --referee "gnugo --mode gtp --chinese-rules"
+    python -m tournament.rescore RECORD_DIR [RECORD_DIR ...] \
+        --referee "gnugo --mode gtp --chinese-rules"
 
 A match with --referee scores each game that ends by passes or by the move limit with the
 referee's final_score. When the referee fails, the match scores the game itself under its rules
@@ -22,8 +23,7 @@ from sgfmill import common, sgf
 
 from engine.constants import BLACK, WHITE
 from tournament.controller import EngineError, GtpController, GtpFailure
-from tournament.match_game import ADMIN_TIMEOUT, MatchError, check_referee, game_result, \
-    parse_final_score
+from tournament.match_game import MatchError, check_referee, game_result, referee_final_score
 from tournament.match_report import tally, write_json
 
 RESULT_FILE = "match.json"
@@ -41,18 +41,8 @@ def sgf_moves(path: str) -> tuple[sgf.Sgf_game, list[str]]:
     return game, moves
 
 
-def referee_score(ref: GtpController, size: int, komi: float, moves: list[str]) -> float:
-    """Black minus White by the referee's final_score after `moves`."""
-    ref.send(f"boardsize {size}", ADMIN_TIMEOUT)
-    ref.send("clear_board", ADMIN_TIMEOUT)
-    ref.send(f"komi {komi:g}", ADMIN_TIMEOUT)
-    for move in moves:
-        ref.send(f"play {move}", ADMIN_TIMEOUT)
-    return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))
-
-
-def rescore_record(record_dir: str, referee: str) -> tuple[int, int]:
-    """Rescore one match record in place; returns (games rescored, winners changed)."""
+def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:
+    """Rescore one match record in place; returns (games rescored, winners changed, summary)."""
     path = os.path.join(record_dir, RESULT_FILE)
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
@@ -61,15 +51,15 @@ def rescore_record(record_dir: str, referee: str) -> tuple[int, int]:
         raise MatchError(f"{path}: the match had no referee; its games were meant to be "
                          f"scored by its rules")
     todo = [r for r in data["games"] if r.get("scorer") not in (None, "referee")]
-    changed = 0
     if not todo:
-        return 0, 0
+        return 0, 0, data["summary"]
+    changed = 0
     ref = GtpController(referee.replace("{worker}", "0"))
     try:
         for r in todo:
             sgf_path = os.path.join(record_dir, r["sgf"])
             game, moves = sgf_moves(sgf_path)
-            score = referee_score(ref, cfg["size"], cfg["komi"], moves)
+            score = referee_final_score(ref, cfg["size"], cfg["komi"], moves)
             winner = BLACK if score > 0 else WHITE if score < 0 else None
             letter = {BLACK: "B", WHITE: "W"}.get(winner)
             engine = r["black"] if letter == "B" else r["white"] if letter == "W" else None
@@ -85,7 +75,7 @@ def rescore_record(record_dir: str, referee: str) -> tuple[int, int]:
         ref.close(grace=1.0)
     data["summary"] = tally(data["games"])
     write_json(path, data)
-    return len(todo), changed
+    return len(todo), changed, data["summary"]
 
 
 def main(argv=None) -> int:
@@ -96,8 +86,7 @@ def main(argv=None) -> int:
     try:
         check_referee(a.referee)
         for record in a.records:
-            n, changed = rescore_record(record, a.referee)
-            s = json.load(open(os.path.join(record, RESULT_FILE), encoding="utf-8"))["summary"]
+            n, changed, s = rescore_record(record, a.referee)
             print(f"{record}: {n} games rescored, {changed} winners changed; now engine 1 "
                   f"{s['engine1_wins']}-{s['engine2_wins']}-{s['draws']}")
     except (MatchError, EngineError, GtpFailure, ValueError, OSError) as exc:

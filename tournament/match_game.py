@@ -190,13 +190,13 @@ def parse_final_score(text: str) -> float:
     raise ValueError(f"cannot read final_score answer {text!r}")
 
 
-def referee_final_score(ref: GtpController, size: int, komi: float, plays: list[str]) -> float:
-    """Black minus White by the referee's final_score after `plays` ("b D4", "w pass")."""
+def referee_final_score(ref: GtpController, size: int, komi: float, moves: list[Move]) -> float:
+    """Black minus White by the referee's final_score after `moves` on an empty board."""
     ref.send(f"boardsize {size}", ADMIN_TIMEOUT)
     ref.send("clear_board", ADMIN_TIMEOUT)
     ref.send(f"komi {komi:g}", ADMIN_TIMEOUT)
-    for play in plays:
-        ref.send(f"play {play}", ADMIN_TIMEOUT)
+    for color, p in moves:
+        ref.send(f"play {color_letter(color)} {format_vertex(p, size, size)}", ADMIN_TIMEOUT)
     return parse_final_score(ref.send("final_score", ADMIN_TIMEOUT))
 
 
@@ -503,12 +503,10 @@ class GameRunner:
         note = ""
         if self.cfg.referee:
             try:
-                return self._referee_score(game.moves), "referee", ""
+                score = referee_final_score(self.slots.get(2), self.cfg.size, self.cfg.komi,
+                                            game.moves)
+                return score, "referee", ""
             except (EngineError, GtpFailure, ValueError) as exc:
                 self.slots.discard(2)
                 note = f"referee failed ({exc}); scored by {game.rules.name} rules"
         return game.score(), game.rules.name, note
-
-    def _referee_score(self, moves: list[Move]) -> float:
-        plays = [f"{color_letter(color)} {self._vertex(p)}" for color, p in moves]
-        return referee_final_score(self.slots.get(2), self.cfg.size, self.cfg.komi, plays)

@@ -19,26 +19,14 @@ import json
 import os
 import sys
 
-from sgfmill import common, sgf
-
 from engine.constants import BLACK, WHITE
 from tournament.controller import EngineError, GtpController, GtpFailure
-from tournament.match_game import MatchError, check_referee, game_result, referee_final_score
+from tournament.match_game import MatchError, check_referee, color_letter, game_result, \
+    referee_final_score
 from tournament.match_report import tally, write_json
+from tournament.review import ReviewError, load_game
 
 RESULT_FILE = "match.json"
-
-
-def sgf_moves(path: str) -> tuple[sgf.Sgf_game, list[str]]:
-    """The game and its moves as GTP `play` arguments ("b D4", "w pass")."""
-    with open(path, "rb") as fh:
-        game = sgf.Sgf_game.from_bytes(fh.read())
-    moves = []
-    for node in game.get_main_sequence():
-        colour, move = node.get_move()
-        if colour is not None:
-            moves.append(f"{colour} {common.format_vertex(move)}")
-    return game, moves
 
 
 def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:
@@ -58,19 +46,20 @@ def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:
     try:
         for r in todo:
             sgf_path = os.path.join(record_dir, r["sgf"])
-            game, moves = sgf_moves(sgf_path)
-            score = referee_final_score(ref, cfg["size"], cfg["komi"], moves)
+            with open(sgf_path, "rb") as fh:
+                game = load_game(fh.read())
+            score = referee_final_score(ref, cfg["size"], cfg["komi"], game.moves)
             winner = BLACK if score > 0 else WHITE if score < 0 else None
-            letter = {BLACK: "B", WHITE: "W"}.get(winner)
+            letter = color_letter(winner).upper() if winner else None
             engine = r["black"] if letter == "B" else r["white"] if letter == "W" else None
             changed += engine != r["winner_engine"]
             note = f"rescored by the referee (was {r['result']} by {r['scorer']} rules)"
             r.update(score=score, scorer="referee", winner=letter, winner_engine=engine,
                      result=game_result(winner, r["reason"], score),
                      detail=f"{r['detail']}; {note}" if r.get("detail") else note)
-            game.get_root().set("RE", r["result"])
+            game.sgf.get_root().set("RE", r["result"])
             with open(sgf_path, "wb") as fh:
-                fh.write(game.serialise())
+                fh.write(game.sgf.serialise())
     finally:
         ref.close(grace=1.0)
     data["summary"] = tally(data["games"])
@@ -89,7 +78,7 @@ def main(argv=None) -> int:
             n, changed, s = rescore_record(record, a.referee)
             print(f"{record}: {n} games rescored, {changed} winners changed; now engine 1 "
                   f"{s['engine1_wins']}-{s['engine2_wins']}-{s['draws']}")
-    except (MatchError, EngineError, GtpFailure, ValueError, OSError) as exc:
+    except (MatchError, ReviewError, EngineError, GtpFailure, ValueError, OSError) as exc:
         print(f"rescore: {exc}", file=sys.stderr)
         return 2
     return 0

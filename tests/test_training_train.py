@@ -19,8 +19,8 @@ from engine.rules import PRESETS
 from tests.training_rows import random_game_rows
 from training.checkpoint import checkpoints, load_checkpoint
 from training.chunks import write_chunk
-from training.losses import LossWeights
-from training.model import build_net
+from training.losses import LossWeights, loss_terms
+from training.model import SCORE_OUTPUTS, SCORE_SCALE, build_net
 from training.replay import ReplayWindow, rows_batch
 from training.train import TrainConfig, Trainer, TrainError, parse_args, train
 
@@ -93,6 +93,31 @@ def test_value_and_lead_weights_reach_the_loss(data, tmp_path):
                                     log=lambda _: None).checkpoint, data, probe)
                     for w in (0.1, 5.0))
     assert heavy["teacher_value"] < light["teacher_value"], (light, heavy)
+
+
+def test_teacher_score_mean_moves_the_score_mean_target_to_the_teachers_lead(data):
+    batch = fixed_batch(data)
+    net = build_net("b2c32", 1)
+    with torch.no_grad():
+        outputs = net(batch.spatial, batch.global_in)
+        mean = outputs[2][:, SCORE_OUTPUTS.index("scoremean")]
+
+        def plain_huber(target):  # written out: 0.5 d^2 inside 1 raw unit, |d| - 0.5 beyond
+            d = (mean - target / SCORE_SCALE).abs()
+            return torch.where(d < 1, 0.5 * d * d, d - 0.5).mean().item()
+
+        def score_mean_term(**kw):
+            return loss_terms(outputs, batch, LossWeights(**kw), [])["score_mean"].item()
+
+        final, lead = plain_huber(batch.score), plain_huber(batch.teacher_score)
+        assert abs(final - lead) > 1e-3  # the two targets differ on these rows
+        assert score_mean_term(teacher=1.0) == pytest.approx(final, rel=1e-5)
+        with_flag = dict(teacher_score_mean=True)
+        assert score_mean_term(teacher=1.0, **with_flag) == pytest.approx(lead, rel=1e-5)
+        assert score_mean_term(teacher=0.0, **with_flag) == pytest.approx(final, rel=1e-5)
+    args = ["--data", str(data), "--out", "run"]
+    assert parse_args(args + ["--teacher-score-mean"]).weights.teacher_score_mean
+    assert not parse_args(args).weights.teacher_score_mean
 
 
 def test_interrupted_run_resumes_to_the_weights_of_an_uninterrupted_one(data, tmp_path):

@@ -9,7 +9,8 @@ m = `teacher` mixing weight on rows that carry teacher targets and 0 on the othe
                pass always), plus any action the target gives mass to
   value        cross-entropy of the (win, loss, no-result) softmax against z
   lead         Huber (delta 1 raw unit = SCORE_SCALE points) of the lead column against the
-               final score; score_mean the same for the score-mean column
+               final score; score_mean the same for the score-mean column (at full weight,
+               or with teacher_score_mean mixed like lead: the teacher's lead at weight m)
   score_stdev  Gaussian negative log-likelihood of the final score under the score-mean column
                (not trained through it) and the stdev column (softplus)
   ownership    binary cross-entropy of (1 + tanh(o)) / 2 against (1 + final ownership) / 2,
@@ -51,6 +52,9 @@ class LossWeights:
     ownership: float = 1.5  # KataGo's: 1.5 per board point on average
     l2: float = 3e-5  # c: KataGo's L2 coefficient (our norms hold no batch statistics)
     teacher: float = 0.0  # m: 0 = search/outcome targets only, 1 = teacher targets only
+    # the score-mean column learns the teacher's lead at weight m too: the final score of a
+    # raw-policy game is far from where a search's score utility should point
+    teacher_score_mean: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.teacher <= 1.0:
@@ -92,16 +96,21 @@ def loss_terms(outputs, batch: Batch, weights: LossWeights, decayed) -> dict[str
     mean = score[:, _COLUMN["scoremean"]]
     stdev = F.softplus(score[:, _COLUMN["scorestdev"]]) + MIN_STDEV
     final = batch.score / SCORE_SCALE
+    teacher_lead = batch.teacher_score / SCORE_SCALE
+    if weights.teacher_score_mean:
+        score_mean = own * huber(mean, final) + teach * huber(mean, teacher_lead)
+    else:
+        score_mean = huber(mean, final)
     per_row = {
         "policy": own * batch.policy_weight * soft_cross_entropy(masked, batch.policy),
         "value": own * soft_cross_entropy(value_logits, batch.value),
         "lead": own * huber(lead, final),
-        "score_mean": huber(mean, final),
+        "score_mean": score_mean,
         "score_stdev": torch.log(stdev) + 0.5 * ((final - mean.detach()) / stdev) ** 2,
         "ownership": own * ownership_cross_entropy(ownership, batch.ownership, board),
         "teacher_policy": teach * soft_cross_entropy(masked, batch.teacher_policy),
         "teacher_value": teach * soft_cross_entropy(value_logits, batch.teacher_value),
-        "teacher_score": teach * huber(lead, batch.teacher_score / SCORE_SCALE),
+        "teacher_score": teach * huber(lead, teacher_lead),
         "teacher_ownership": teach * ownership_cross_entropy(ownership, batch.teacher_ownership,
                                                              board),
     }

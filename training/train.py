@@ -228,6 +228,9 @@ def parse_args(argv=None) -> TrainConfig:
     ap.add_argument("--lead-loss", type=float, default=w.lead,
                     help=f"weight of the score-lead terms, the teacher's included "
                          f"(default {w.lead:g})")
+    ap.add_argument("--teacher-score-mean", action="store_true",
+                    help="the score-mean column learns the teacher's lead at the --teacher "
+                         "weight too (default: the final score alone)")
     ap.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     a = ap.parse_args(argv)
@@ -238,7 +241,8 @@ def parse_args(argv=None) -> TrainConfig:
         if getattr(a, name) < 0:
             ap.error(f"--{name.replace('_', '-')} must not be negative")
     try:
-        weights = LossWeights(teacher=a.teacher, l2=a.l2, value=a.value_loss, lead=a.lead_loss)
+        weights = LossWeights(teacher=a.teacher, l2=a.l2, value=a.value_loss, lead=a.lead_loss,
+                              teacher_score_mean=a.teacher_score_mean)
     except ValueError as err:
         ap.error(str(err))
     return TrainConfig(a.data, a.out, a.net, a.steps, a.batch, a.lr, a.momentum, a.warmup,

@@ -179,6 +179,11 @@ def game_result(winner: int | None, reason: str, score: float | None) -> str:
     return f"{color_letter(winner).upper()}+{code}" if code else result_string(score)
 
 
+def score_winner(score: float) -> int | None:
+    """BLACK, WHITE or None (a draw) for a score of Black minus White."""
+    return BLACK if score > 0 else WHITE if score < 0 else None
+
+
 def parse_final_score(text: str) -> float:
     """`B+3.5` -> 3.5, `W+0.5` -> -0.5, `0` -> 0.0 (black minus white)."""
     t = text.strip().upper()
@@ -410,7 +415,7 @@ class GameRunner:
             self._play_opening(ctrls, game, opening)
             reason = self._play_moves(ctrls, game, used)
             score, scorer, detail = self._score(game)
-            winner = BLACK if score > 0 else WHITE if score < 0 else None
+            winner = score_winner(score)
         except _Loss as loss:
             winner, reason, detail = opponent(loss.color), loss.reason, loss.detail
         except _Void as void:

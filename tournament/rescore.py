@@ -19,14 +19,12 @@ import json
 import os
 import sys
 
-from engine.constants import BLACK, WHITE
 from tournament.controller import EngineError, GtpController, GtpFailure
+from tournament.match import RESULT_FILE
 from tournament.match_game import MatchError, check_referee, color_letter, game_result, \
-    referee_final_score
+    referee_final_score, score_winner
 from tournament.match_report import tally, write_json
 from tournament.review import ReviewError, load_game
-
-RESULT_FILE = "match.json"
 
 
 def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:
@@ -49,7 +47,7 @@ def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:
             with open(sgf_path, "rb") as fh:
                 game = load_game(fh.read())
             score = referee_final_score(ref, cfg["size"], cfg["komi"], game.moves)
-            winner = BLACK if score > 0 else WHITE if score < 0 else None
+            winner = score_winner(score)
             letter = color_letter(winner).upper() if winner else None
             engine = r["black"] if letter == "B" else r["white"] if letter == "W" else None
             changed += engine != r["winner_engine"]

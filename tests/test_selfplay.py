@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import xy_from_point
+from engine.coords import point_from_action, xy_from_point
 from engine.game import GameState
 from engine.positions import position_batch
 from engine.rules import PRESETS
@@ -189,6 +189,77 @@ def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
                 target[-1] = 0.0
             np.testing.assert_allclose(rows.policy[i], target / target.sum(), atol=1e-5)
         assert game.play(color, point) == 0
+
+
+@needs_net
+def test_branch_rows_are_teacher_labelled_positions_one_top_move_off_the_game_line():
+    """With branch_share 1 every recorded position gives a branch row: the position after one
+    of the player's other top moves (found here by trying every board move on a replayed
+    game), with the teacher's outputs there as every target."""
+    from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from training.chunks import pack_spatial
+    from training.selfplay import onnx_path
+    onnx = onnx_path(NET)
+    top = 3
+    settings = SelfPlaySettings(visits=1, full_search_prob=1.0, resign_threshold=0,
+                                branch_share=1.0, branch_top=top)
+    result = play_game(Players(net=onnx, teacher=onnx), GameSpec(0, 7, seed=3), settings)
+    check_rows(result, komi=7.0)
+    rows, branch = result.rows, result.branch_rows
+    reference = OnnxEvaluator(OnnxModel(onnx, threads=1), symmetry=0)
+    spatial = np.zeros((1, NUM_SPATIAL, 7, 7), np.float32)
+    glob = np.zeros((1, NUM_GLOBAL), np.float32)
+    b = 0
+    for i, (color, point) in enumerate(result.moves):
+        others = [(float(rows.policy[i][a]), a) for a in range(49)
+                  if rows.policy[i][a] > 0 and point_from_action(a, 7, 7) != point]
+        if not others:
+            continue  # nothing to branch to
+        least = sorted(others, reverse=True)[:top][-1][0]
+        found = []
+        for weight, a in others:
+            trial = GameState(7, 7, 7.0, PRESETS["chinese"])
+            for c, p in result.moves[:i]:
+                assert trial.play(c, p) == 0
+            assert trial.play(color, point_from_action(a, 7, 7)) == 0
+            batch = position_batch(trial)
+            fill_features(batch, spatial, glob, np.zeros(1, np.int64))
+            if np.array_equal(pack_spatial(spatial)[0], branch.spatial_bits[b]):
+                found.append((weight, batch, glob[0].copy()))
+        assert len(found) == 1, f"branch row {b} is no top move off position {i}"
+        weight, batch, expect_glob = found[0]
+        assert weight >= least
+        np.testing.assert_array_equal(branch.global_in[b], expect_glob)
+        direct = reference.outputs(batch)
+        for name, want in (("policy", direct.policy[0]), ("value", direct.wdl[0]),
+                           ("score", direct.lead[0]), ("ownership", direct.ownership[0])):
+            np.testing.assert_allclose(getattr(branch, name)[b], want, atol=1e-4)
+            np.testing.assert_allclose(branch.teacher[f"teacher_{name}"][b], want, atol=1e-4)
+        assert branch.policy_weight[b] == 1.0
+        b += 1
+    assert b == len(branch) > len(rows) // 2
+
+
+@needs_net
+def test_cli_writes_branch_rows_to_their_own_folder(tmp_path):
+    """--branch-out holds the branch rows (source "branch"), --out only the game rows; a branch
+    share without a folder to write to is refused."""
+    out, branch_out = tmp_path / "games", tmp_path / "branch"
+    common = ["--teacher", str(NET), "--sizes", "7", "--visits", "1", "--seed", "4",
+              "--out", str(out)]
+    with pytest.raises(SystemExit):
+        main(common + ["--games", "1", "--branch-share", "0.5"])
+    assert main(common + ["--games", "2", "--branch-share", "0.5",
+                          "--branch-out", str(branch_out)]) == 0
+    games = read_manifest(out)["chunks"]
+    branches = read_manifest(branch_out)["chunks"]
+    assert {c["source"] for c in games} == {"teacher"} and games_in(out, "teacher") == 2
+    assert {c["source"] for c in branches} == {"branch"}
+    game_rows = sum(c["rows"] for c in games)
+    branch_rows = sum(c["rows"] for c in branches)
+    assert 0.2 * game_rows < branch_rows < 0.8 * game_rows  # about half the positions
+    assert sum(len(r) for r in load_chunks(branch_out, log=pytest.fail)) == branch_rows
 
 
 @pytest.mark.parametrize("gumbel", [False, True])

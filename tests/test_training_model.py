@@ -121,3 +121,19 @@ def test_export_check_refuses_a_file_that_differs_from_the_net(tmp_path):
     other = perturbed("b2c32", seed=1)
     with pytest.raises(ExportMismatch, match="differs from PyTorch"):
         check_export(other, path, sizes=(5,))
+
+
+def test_policy_temperature_divides_the_exported_policy_logits_and_nothing_else(tmp_path):
+    net = perturbed("b2c32", seed=9)
+    plain = OnnxModel(export_net(net, tmp_path / "t1.onnx", 5, check_sizes=(5,)))
+    sharp = OnnxModel(export_net(net, tmp_path / "t05.onnx", 5, check_sizes=(5,),
+                                 policy_temperature=0.5))
+    spatial, glob = random_inputs(np.random.default_rng(10), 4, 7, 7)
+    spatial[:, 0] = 1.0  # every point on the board: every logit is the layers' own
+    a, b = plain.run(spatial, glob), sharp.run(spatial, glob)
+    np.testing.assert_allclose(b["policy"], 2.0 * a["policy"], rtol=1e-4, atol=1e-4)
+    for key in ("value", "score", "ownership"):
+        np.testing.assert_allclose(b[key], a[key], rtol=1e-5, atol=1e-5, err_msg=key)
+    assert sharp.meta["policy_temperature"] == "0.5" and "policy_temperature" not in plain.meta
+    with pytest.raises(ValueError, match="must be positive"):
+        export_net(net, tmp_path / "t0.onnx", 5, check_sizes=(5,), policy_temperature=0.0)

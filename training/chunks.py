@@ -20,6 +20,9 @@ One chunk holds the rows of some games on one board size. Every array is row-ali
 plus the scalars `board_size` (H, W), `feature_set` and `version`. The manifest
 (`manifest.json` in the same folder) lists every chunk with its row count, board size, source
 and sha256, so a reader can refuse a chunk that was truncated or changed after writing.
+
+Branch rows (source "branch", training.selfplay --branch-out) are positions a move off a game
+line: no game ends them, so policy, value, score and ownership hold the teacher's own outputs.
 """
 
 from __future__ import annotations

@@ -10,13 +10,18 @@ Every export is checked before it replaces OUT: the file is loaded through the e
 OnnxModel and its outputs must equal PyTorch's within 1e-4 (relative above 1) on random
 positions of two board sizes; ExportMismatch otherwise.
 
-    python -m training.export CHECKPOINT|RUN_DIR OUT.onnx
+    python -m training.export CHECKPOINT|RUN_DIR OUT.onnx [--policy-temperature T]
     python -m training.export --random b6c96 [--seed 0] OUT.onnx
+
+--policy-temperature T divides the policy logits by T (the last policy layers' weights, so the
+graph is unchanged): a student trained on a teacher's soft policy comes out flatter than its
+teacher, and a search at few visits spreads them over too many moves. Kept in the metadata.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import sys
 from pathlib import Path
@@ -144,10 +149,26 @@ def check_export(net: DosakuNet, path: str | Path, sizes=CHECK_SIZES, seed: int 
     return worst
 
 
+def sharpened(net: DosakuNet, temperature: float) -> DosakuNet:
+    """A copy of the net whose policy logits (board and pass) are the net's divided by
+    `temperature`; off-board points stay far below every legal move."""
+    if not temperature > 0:
+        raise ValueError(f"policy temperature {temperature} must be positive")
+    net = copy.deepcopy(net)
+    with torch.no_grad():
+        for layer in net.policy_head.output_layers():
+            layer.weight /= temperature
+            if layer.bias is not None:
+                layer.bias /= temperature
+    return net
+
+
 def export_net(net: DosakuNet, out_path: str | Path, training_steps: int,
                checkpoint_sha: str = "", init_seed: int | None = None,
-               check_sizes=CHECK_SIZES) -> Path:
+               check_sizes=CHECK_SIZES, policy_temperature: float = 1.0) -> Path:
     """Write the net as ONNX with provenance metadata, checked against PyTorch first."""
+    if policy_temperature != 1.0:
+        net = sharpened(net, policy_temperature)
     net_name = net.config.name
     name = f"dosaku-{net_name}-s{training_steps}"
     kata = to_katago(net, name, checkpoint_sha)
@@ -161,6 +182,8 @@ def export_net(net: DosakuNet, out_path: str | Path, training_steps: int,
                   "checkpoint_sha256": checkpoint_sha})
     if init_seed is not None:
         props["init_seed"] = str(init_seed)
+    if policy_temperature != 1.0:
+        props["policy_temperature"] = f"{policy_temperature:g}"
     helper.set_model_props(proto, props)
     out_path = Path(out_path)
     staged = kc.save(proto, out_path.with_name(out_path.name + ".staged"))
@@ -174,14 +197,14 @@ def export_net(net: DosakuNet, out_path: str | Path, training_steps: int,
 
 
 def export_checkpoint(checkpoint: str | Path, out_path: str | Path,
-                      check_sizes=CHECK_SIZES) -> Path:
+                      check_sizes=CHECK_SIZES, policy_temperature: float = 1.0) -> Path:
     """Export a checkpoint file (or a run directory's latest checkpoint)."""
     path = resolve_checkpoint(checkpoint)
     state = load_checkpoint(path)
     net = build_net(state["net"])
     net.load_state_dict(state["model"])
     return export_net(net, out_path, state["step"], kb.file_sha256(path),
-                      check_sizes=check_sizes)
+                      check_sizes=check_sizes, policy_temperature=policy_temperature)
 
 
 def export_random(net_name: str, out_path: str | Path, seed: int = 0,
@@ -200,6 +223,8 @@ def main(argv=None) -> int:
     ap.add_argument("output", help="the .onnx file to write")
     ap.add_argument("--random", metavar="NET", help="export fresh weights of this size (b6c96)")
     ap.add_argument("--seed", type=int, default=0, help="initialisation seed for --random")
+    ap.add_argument("--policy-temperature", type=float, default=1.0,
+                    help="divide the policy logits by this (below 1: a sharper policy)")
     args = ap.parse_args(argv)
     if (args.source is None) == (args.random is None):
         ap.error("give either a checkpoint/run directory or --random NET")
@@ -207,7 +232,8 @@ def main(argv=None) -> int:
         if args.random:
             out = export_random(args.random, args.output, args.seed)
         else:
-            out = export_checkpoint(args.source, args.output)
+            out = export_checkpoint(args.source, args.output,
+                                    policy_temperature=args.policy_temperature)
     except (ValueError, FileNotFoundError, ExportMismatch) as err:
         print(f"export failed: {err}", file=sys.stderr)
         return 1

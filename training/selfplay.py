@@ -6,6 +6,8 @@ The games themselves are played by training/selfplay_game.py, in this process or
 CLI (rerunning with the same --out resumes: --games is the total wanted there):
     python -m training.selfplay --teacher NET.bin.gz --sizes 9,13,19 --games 100 --visits 8 \
         --out DIR [--workers W] [--ray-address ADDR]
+        [--branch-share 0.5 --branch-out BRANCH_DIR]  (teacher-labelled positions a move off
+                                                       the game line, in a folder of their own)
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import argparse
 import re
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +70,8 @@ class ChunkWriter:
         self.next_number = max(numbers, default=0) + 1
 
     def add(self, result: GameResult) -> None:
+        """Queue a finished game's rows (the branch writer gets games whose `rows` are their
+        branch rows)."""
         games = self.pending.setdefault(result.size, [])
         games.append(result)
         if sum(len(g.rows) for g in games) >= self.chunk_rows:
@@ -116,17 +120,21 @@ def generate(out_dir: str | Path, net: str | Path | None = None,
              teacher: str | Path | None = None, games: int = 1, sizes=(9,),
              settings: SelfPlaySettings = SelfPlaySettings(), workers: int = 1,
              ray_address: str | None = None, seed: int | None = None,
-             chunk_rows: int = CHUNK_ROWS, progress: bool = False) -> list[dict]:
+             chunk_rows: int = CHUNK_ROWS, progress: bool = False,
+             branch_out: str | Path | None = None) -> list[dict]:
     """Play `games` new games into out_dir (chunks + manifest) and return the new manifest
-    entries.
+    entries (of out_dir).
 
     net: the network that plays (ONNX or KataGo .bin.gz); None plays with the teacher, or
     with no teacher by random-playout search (generation 0). teacher: a network whose raw
     outputs every row also carries. Board sizes take turns by game number. workers=1 without
     ray_address plays in this process; otherwise games run on Ray actors (training.workers).
-    seed: None draws one (it is kept in the manifest).
+    seed: None draws one (it is kept in the manifest). branch_out: the folder of the branch
+    rows (settings.branch_share > 0, which needs a teacher), source "branch".
     """
     from training.workers import run_games
+    if settings.branch_share > 0 and (teacher is None or branch_out is None):
+        raise ValueError("branch rows need a teacher to label them and a branch_out folder")
     net, teacher = onnx_path(net), onnx_path(teacher)
     source = "teacher" if teacher else "selfplay"
     if seed is None:
@@ -136,12 +144,17 @@ def generate(out_dir: str | Path, net: str | Path | None = None,
             "teacher": Path(teacher).name if teacher else None, "seed": seed,
             "settings": asdict(settings)}
     writer = ChunkWriter(out_dir, source, info, chunk_rows)
+    branch_writer = ChunkWriter(branch_out, "branch", info, chunk_rows) if branch_out else None
     specs = game_specs(first, games, sizes, seed)
     try:
         for result in run_games(specs, net, teacher, settings, workers, ray_address, progress):
             writer.add(result)
+            if branch_writer and result.branch_rows is not None:
+                branch_writer.add(replace(result, rows=result.branch_rows, branch_rows=None))
     finally:
         writer.flush()
+        if branch_writer:
+            branch_writer.flush()
     return writer.entries
 
 
@@ -195,6 +208,12 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=d.batch_size)
     ap.add_argument("--workers", type=int, default=1, help="1: this process; more: Ray actors")
     ap.add_argument("--ray-address", help="join this Ray cluster instead of starting one")
+    ap.add_argument("--branch-share", type=float, default=d.branch_share,
+                    help="with --teacher: share of positions that also give a row a move off "
+                         "the game line (labelled by the teacher) into --branch-out")
+    ap.add_argument("--branch-top", type=int, default=d.branch_top,
+                    help="the branch move is drawn from the player's this many top other moves")
+    ap.add_argument("--branch-out", help="folder of the branch rows (resumed with --out)")
     ap.add_argument("--seed", type=int)
     ap.add_argument("--chunk-rows", type=int, default=CHUNK_ROWS)
     args = ap.parse_args(argv)
@@ -211,7 +230,10 @@ def main(argv=None) -> int:
         pass_from=args.pass_from,
         resign_threshold=resign, resign_playout_share=args.resign_playout_share,
         gumbel=args.gumbel, gumbel_k=args.gumbel_k, gumbel_simulations=args.gumbel_simulations,
-        komi=args.komi, rules=args.rules, batch_size=args.batch)
+        komi=args.komi, rules=args.rules, batch_size=args.batch,
+        branch_share=args.branch_share, branch_top=args.branch_top)
+    if settings.branch_share > 0 and not (args.teacher and args.branch_out):
+        ap.error("--branch-share needs --teacher and --branch-out")
     sizes = tuple(int(s) for s in args.sizes.split(","))
     source = "teacher" if args.teacher else "selfplay"
     have = games_in(args.out, source)
@@ -221,7 +243,7 @@ def main(argv=None) -> int:
     try:
         entries = generate(args.out, args.net, args.teacher, todo, sizes, settings,
                            args.workers, args.ray_address, args.seed, args.chunk_rows,
-                           progress=True)
+                           progress=True, branch_out=args.branch_out)
     except KeyboardInterrupt:
         print(f"selfplay: interrupted; finished games are in {args.out} (rerun to go on)",
               file=sys.stderr)

@@ -22,6 +22,12 @@ Teacher mode: the teacher network plays (or labels the games of `net`) and every
 carries its raw outputs for the position (teacher_* soft targets). With visits <= 1 there is no
 search: the network's raw policy is both the move choice (sampled in the opening) and the
 policy target.
+
+Branch rows (teacher mode, `branch_share`): a search spends its visits on positions a move off
+the game line, which no game row shows. At that share of the recorded positions one of the
+player's other top moves (drawn in proportion to its policy or visits) is played on the side,
+the position after it is labelled by the teacher and the move taken back. A branch position has
+no game to end it, so its row carries the teacher's outputs as its outcome targets too.
 """
 
 from __future__ import annotations
@@ -72,13 +78,19 @@ class SelfPlaySettings:
     komi: float | None = None  # None: 7 up to 9x9, 7.5 on larger boards
     rules: str = "chinese"  # an area-scoring rules preset of engine.rules
     batch_size: int = 4  # leaves per evaluator call in PUCT searches (Gumbel uses 1)
+    branch_share: float = 0.0  # teacher mode: share of positions that also give a branch row
+    branch_top: int = 8  # ... its move drawn from the player's top moves other than the one played
 
     def __post_init__(self):
         rules = rules_by_name(self.rules)
         if rules.scoring != "area" or rules.tax != "none":
             raise ValueError(f"self-play needs area scoring without tax, not {self.rules!r}")
-        if not 0.0 <= self.full_search_prob <= 1.0 or not 0.0 <= self.resign_playout_share <= 1:
-            raise ValueError("full_search_prob and resign_playout_share are shares in [0, 1]")
+        if not all(0.0 <= share <= 1.0 for share in (
+                self.full_search_prob, self.resign_playout_share, self.branch_share)):
+            raise ValueError("full_search_prob, resign_playout_share and branch_share are "
+                             "shares in [0, 1]")
+        if self.branch_top < 1:
+            raise ValueError("branch_top must be at least 1")
 
     def komi_for(self, size: int) -> float:
         return self.komi if self.komi is not None else (7.0 if size <= 9 else 7.5)
@@ -100,6 +112,7 @@ class GameResult:
     would_resign: int  # in a game without resignation, the first colour that would have
     seconds: float  # wall-clock time of the game
     cpu_seconds: float  # CPU time of this process during the game (1 thread: its real cost)
+    branch_rows: Rows | None = None  # rows a move off the game line (branch_share), in order
 
     @property
     def winner(self) -> int:
@@ -203,7 +216,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
     first_pass = round(settings.pass_from * area)
     spatial = np.zeros((1, NUM_SPATIAL, size, size), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
-    rec = _Record()
+    rec, branches = _Record(), _Record()
     while not game.is_over() and len(game.moves) < MAX_MOVES_PER_POINT * area:
         color = game.to_move
         recording = not resign.resigned  # after a resignation: fast searches to the end
@@ -222,13 +235,48 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         if recording:
             rec.add(spatial, glob, pi, full, color, taught)
             resign.update(color, value, len(game.moves))
+            if taught is not None and settings.branch_share > 0 \
+                    and rng.random() < settings.branch_share:
+                _add_branch_row(branches, game, players.teacher, pi, action,
+                                settings.branch_top, rng)
         engine.play(color, point_from_action(action, size, size))
     black_score = float(game.score())
     own_black = np.zeros(area)
     area_owner(game.board, own_black)
     return GameResult(size, _rows(rec, size, black_score, own_black), engine.moves,
                       black_score, resign.resigned, resign.would_resign,
-                      time.monotonic() - started, time.process_time() - cpu_started)
+                      time.monotonic() - started, time.process_time() - cpu_started,
+                      _branch_rows(branches, size) if branches.to_move else None)
+
+
+def branch_candidates(pi: np.ndarray, played: int, top: int) -> np.ndarray:
+    """Board actions a branch may take: the `top` largest of `pi` (policy or visits over all
+    actions) with some weight, other than the move played; pass never."""
+    order = np.argsort(-pi[:-1], kind="stable")
+    order = order[(order != played) & (pi[order] > 0)]
+    return order[:top]
+
+
+def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top: int,
+                    rng) -> None:
+    """Play a move drawn from branch_candidates on the game, record the position after it
+    with the teacher's outputs, and take the move back (the game is left as it was)."""
+    candidates = branch_candidates(pi, played, top)
+    if not len(candidates):
+        return
+    weights = pi[candidates]
+    action = int(rng.choice(candidates, p=weights / weights.sum()))
+    if game.play(game.to_move, point_from_action(action, game.width, game.height)) != 0:
+        return  # pi gives weight to legal moves only; kept as a guard
+    try:
+        spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), np.float32)
+        glob = np.zeros((1, NUM_GLOBAL), np.float32)
+        batch = position_batch(game)
+        fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
+        taught = _teacher_outputs(teacher, spatial, glob, batch)
+        rec.add(spatial, glob, taught.policy[0], True, game.to_move, taught)
+    finally:
+        game.undo()
 
 
 def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
@@ -302,6 +350,18 @@ def _pick(weights: np.ndarray, sample: bool, rng) -> int:
     if sample:
         return int(rng.choice(len(weights), p=weights / weights.sum()))
     return int(np.argmax(weights))
+
+
+def _branch_rows(rec: _Record, size: int) -> Rows:
+    """Branch rows: the teacher's outputs are their outcome targets as well."""
+    teacher = {k: np.array(v, np.float32) for k, v in rec.teacher.items()}
+    n, area = len(rec.to_move), size * size
+    return Rows(size, size, NUM_SPATIAL, FEATURE_SET,
+                np.array(rec.spatial, np.uint8).reshape(n, -1),
+                np.array(rec.global_in, np.float32).reshape(n, NUM_GLOBAL),
+                teacher["teacher_policy"].copy(), np.ones(n, np.float32),
+                teacher["teacher_value"].copy(), teacher["teacher_score"].copy(),
+                teacher["teacher_ownership"].reshape(n, area).copy(), teacher)
 
 
 def _rows(rec: _Record, size: int, black_score: float, own_black: np.ndarray) -> Rows:

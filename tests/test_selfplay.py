@@ -210,23 +210,23 @@ def test_branch_rows_are_teacher_labelled_positions_one_top_move_off_the_game_li
     reference = OnnxEvaluator(OnnxModel(onnx, threads=1), symmetry=0)
     spatial = np.zeros((1, NUM_SPATIAL, 7, 7), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
+    game = GameState(7, 7, 7.0, PRESETS["chinese"])
     b = 0
     for i, (color, point) in enumerate(result.moves):
         others = [(float(rows.policy[i][a]), a) for a in range(49)
                   if rows.policy[i][a] > 0 and point_from_action(a, 7, 7) != point]
-        if not others:
-            continue  # nothing to branch to
-        least = sorted(others, reverse=True)[:top][-1][0]
         found = []
         for weight, a in others:
-            trial = GameState(7, 7, 7.0, PRESETS["chinese"])
-            for c, p in result.moves[:i]:
-                assert trial.play(c, p) == 0
-            assert trial.play(color, point_from_action(a, 7, 7)) == 0
-            batch = position_batch(trial)
+            assert game.play(color, point_from_action(a, 7, 7)) == 0
+            batch = position_batch(game)
+            game.undo()
             fill_features(batch, spatial, glob, np.zeros(1, np.int64))
             if np.array_equal(pack_spatial(spatial)[0], branch.spatial_bits[b]):
                 found.append((weight, batch, glob[0].copy()))
+        assert game.play(color, point) == 0
+        if not others:
+            continue  # nothing to branch to
+        least = sorted(others, reverse=True)[:top][-1][0]
         assert len(found) == 1, f"branch row {b} is no top move off position {i}"
         weight, batch, expect_glob = found[0]
         assert weight >= least

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.sibling_values import POLICY, _evaluator, rank_scores, sibling_values
+from training.sibling_values import POLICY, evaluator_for, rank_scores, sibling_values
 
 NET = Path(__file__).resolve().parents[2] / "shared" / "models" / \
     "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -33,9 +33,9 @@ def test_rank_scores_of_hand_worked_children():
 @needs_net
 def test_the_teacher_ranks_its_own_children_perfectly_and_a_random_net_does_not(tmp_path):
     from training.export import export_random
-    teacher = _evaluator(str(NET))
+    teacher = evaluator_for(str(NET))
     random_net = str(export_random("b2c32", tmp_path / "random.onnx", seed=3, check_sizes=(7,)))
-    report = sibling_values(teacher, {"random": _evaluator(random_net), "self": teacher},
+    report = sibling_values(teacher, {"random": evaluator_for(random_net), "self": teacher},
                             size=7, positions=12, seed=1, top=5)
     assert report["self"] == pytest.approx({"regret": 0.0, "top1": 1.0, "pairs": 1.0,
                                             "corr": 1.0})

@@ -57,6 +57,11 @@ REFERENCE_AREA = 361  # move counts in the settings are for 19x19 and scale with
 _ZERO_SYM = np.zeros(1, np.int64)
 
 
+def default_komi(size: int) -> float:
+    """7 up to 9x9, 7.5 on larger boards (the komi of the project's matches)."""
+    return 7.0 if size <= 9 else 7.5
+
+
 @dataclass(frozen=True)
 class SelfPlaySettings:
     """How games are played and what they record (move counts are for 19x19, scaled by area)."""
@@ -93,7 +98,7 @@ class SelfPlaySettings:
             raise ValueError("branch_top must be at least 1")
 
     def komi_for(self, size: int) -> float:
-        return self.komi if self.komi is not None else (7.0 if size <= 9 else 7.5)
+        return self.komi if self.komi is not None else default_komi(size)
 
     def budget(self, full: bool) -> int:
         """Visits (PUCT) or simulations (Gumbel) of a full or a fast search."""
@@ -352,16 +357,24 @@ def _pick(weights: np.ndarray, sample: bool, rng) -> int:
     return int(np.argmax(weights))
 
 
-def _branch_rows(rec: _Record, size: int) -> Rows:
-    """Branch rows: the teacher's outputs are their outcome targets as well."""
-    teacher = {k: np.array(v, np.float32) for k, v in rec.teacher.items()}
-    n, area = len(rec.to_move), size * size
+def _record_rows(rec: _Record, size: int, value, score, ownership) -> Rows:
+    """The recorded rows with these outcome targets (value, score, ownership per row)."""
+    n = len(rec.to_move)
+    teacher = {k: np.array(v, np.float32) for k, v in rec.teacher.items() if v}
     return Rows(size, size, NUM_SPATIAL, FEATURE_SET,
                 np.array(rec.spatial, np.uint8).reshape(n, -1),
                 np.array(rec.global_in, np.float32).reshape(n, NUM_GLOBAL),
-                teacher["teacher_policy"].copy(), np.ones(n, np.float32),
-                teacher["teacher_value"].copy(), teacher["teacher_score"].copy(),
-                teacher["teacher_ownership"].reshape(n, area).copy(), teacher)
+                np.array(rec.policy, np.float32).reshape(n, size * size + 1),
+                np.array(rec.weight, np.float32), value, score, ownership, teacher)
+
+
+def _branch_rows(rec: _Record, size: int) -> Rows:
+    """Branch rows: the teacher's outputs are their outcome targets as well (its policy is
+    already their policy target)."""
+    n = len(rec.to_move)
+    return _record_rows(rec, size, np.array(rec.teacher["teacher_value"], np.float32),
+                        np.array(rec.teacher["teacher_score"], np.float32),
+                        np.array(rec.teacher["teacher_ownership"], np.float32).reshape(n, -1))
 
 
 def _rows(rec: _Record, size: int, black_score: float, own_black: np.ndarray) -> Rows:
@@ -371,11 +384,5 @@ def _rows(rec: _Record, size: int, black_score: float, own_black: np.ndarray) ->
     value = np.zeros((len(sign), 3), np.float32)
     value[:, 0] = np.where(margin > 0, 1.0, np.where(margin == 0, 0.5, 0.0))
     value[:, 1] = np.where(margin < 0, 1.0, np.where(margin == 0, 0.5, 0.0))
-    area = size * size
-    teacher = {k: np.array(v, np.float32) for k, v in rec.teacher.items() if v}
-    return Rows(size, size, NUM_SPATIAL, FEATURE_SET,
-                np.array(rec.spatial, np.uint8).reshape(len(sign), -1),
-                np.array(rec.global_in, np.float32).reshape(len(sign), NUM_GLOBAL),
-                np.array(rec.policy, np.float32).reshape(len(sign), area + 1),
-                np.array(rec.weight, np.float32), value, margin.astype(np.float32),
-                (sign[:, None] * own_black[None, :]).astype(np.float32), teacher)
+    return _record_rows(rec, size, value, margin.astype(np.float32),
+                        (sign[:, None] * own_black[None, :]).astype(np.float32))

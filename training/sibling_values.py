@@ -29,19 +29,33 @@ import numpy as np
 
 from engine.coords import point_from_action
 from engine.game import GameState
+from engine.evaluator import PositionBatch
 from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-from engine.positions import position_batch
+from engine.positions import batch_row_from_game, position_batch
 from engine.rules import PRESETS
+from training.agreement import winrate
+from training.selfplay import onnx_path
+from training.selfplay_game import default_komi
 
 PAIR_GAP = 0.02  # teacher value gap below which a pair's order is not counted
 MEASURES = ("regret", "top1", "pairs", "corr")
 POLICY = "(policy)"
 
 
-def parent_value(evaluator: OnnxEvaluator, game: GameState) -> float:
-    """The win rate of the side that just moved, by the evaluator's value of the position."""
-    wdl = evaluator.outputs(position_batch(game)).wdl[0]
-    return 1.0 - float(wdl[0] + 0.5 * wdl[2])
+def children_batch(game: GameState, children: list[int]) -> PositionBatch:
+    """One row per child: the position after each of the actions `children`."""
+    batch = PositionBatch(len(children), game.width, game.height, game.komi, game.rules)
+    for i, action in enumerate(children):
+        game.play(game.to_move, point_from_action(action, game.width, game.height))
+        batch_row_from_game(batch, i, game)
+        game.undo()
+    batch.count = len(children)
+    return batch
+
+
+def parent_values(evaluator: OnnxEvaluator, batch: PositionBatch) -> np.ndarray:
+    """The win rate of the side that moved into each row's position, by the evaluator."""
+    return 1.0 - winrate(evaluator.outputs(batch).wdl).astype(np.float64)
 
 
 def rank_scores(values: np.ndarray, truth: np.ndarray) -> dict[str, float]:
@@ -65,28 +79,22 @@ def sibling_values(teacher: OnnxEvaluator, nets: dict[str, OnnxEvaluator], size:
     """Mean measures per net (and POLICY) over `positions` positions of the last net's games."""
     player = list(nets.values())[-1]
     rng = np.random.default_rng(seed)
-    komi = komi if komi is not None else (7.0 if size <= 9 else 7.5)
+    komi = komi if komi is not None else default_komi(size)
     found: dict[str, dict[str, list]] = {k: {m: [] for m in MEASURES} for k in [*nets, POLICY]}
     taken = 0
     while taken < positions:
         game = GameState(size, size, komi, PRESETS["chinese"])
         moves = 0
         while not game.is_over() and moves < 2 * size * size and taken < positions:
-            legal = game.legal_mask(game.to_move)
-            policy = np.where(legal, player.outputs(position_batch(game)).policy[0], 0.0)
-            policy = policy.astype(np.float64)
+            # the policy is over the legal actions already (the batch's legal mask)
+            policy = player.outputs(position_batch(game)).policy[0].astype(np.float64)
             children = [int(a) for a in np.argsort(-policy[:-1], kind="stable")[:top]
                         if policy[a] > 0]
             if moves % every == 0 and len(children) >= 3:
-                values = {k: [] for k in ["teacher", *nets]}
-                for a in children:
-                    game.play(game.to_move, point_from_action(a, size, size))
-                    values["teacher"].append(parent_value(teacher, game))
-                    for name, evaluator in nets.items():
-                        values[name].append(parent_value(evaluator, game))
-                    game.undo()
-                truth = np.array(values["teacher"])
-                rankings = {name: np.array(values[name]) for name in nets}
+                batch = children_batch(game, children)
+                truth = parent_values(teacher, batch)
+                rankings = {name: parent_values(evaluator, batch)
+                            for name, evaluator in nets.items()}
                 rankings[POLICY] = policy[children]
                 for name, ranking in rankings.items():
                     for measure, score in rank_scores(ranking, truth).items():
@@ -99,8 +107,8 @@ def sibling_values(teacher: OnnxEvaluator, nets: dict[str, OnnxEvaluator], size:
             for name, measures in found.items()}
 
 
-def _evaluator(path: str) -> OnnxEvaluator:
-    from training.selfplay import onnx_path
+def evaluator_for(path: str) -> OnnxEvaluator:
+    """A fixed-symmetry evaluator of an .onnx file or a KataGo .bin.gz (converted, cached)."""
     return OnnxEvaluator(OnnxModel(onnx_path(path)), symmetry=0)
 
 
@@ -113,8 +121,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--top", type=int, default=8, help="children per position")
     args = ap.parse_args(argv)
-    nets = {Path(p).name.split(".")[0]: _evaluator(p) for p in args.nets}
-    report = sibling_values(_evaluator(args.teacher), nets, args.size, args.positions,
+    nets = {Path(p).name.split(".")[0]: evaluator_for(p) for p in args.nets}
+    report = sibling_values(evaluator_for(args.teacher), nets, args.size, args.positions,
                             args.seed, args.top)
     print(f"{args.size}x{args.size}, {args.positions} positions, top {args.top} children of "
           f"{list(nets)[-1]}'s policy")

@@ -228,9 +228,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         batch = position_batch(game)
         taught = None
         if recording:
-            fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
-            if players.teacher is not None:
-                taught = _teacher_outputs(players.teacher, spatial, glob, batch)
+            taught = _fill_row(game, batch, spatial, glob, players.teacher)
         full = recording and (settings.budget(True) <= 1
                               or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
@@ -243,7 +241,7 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
             if taught is not None and settings.branch_share > 0 \
                     and rng.random() < settings.branch_share:
                 _add_branch_row(branches, game, players.teacher, pi, action,
-                                settings.branch_top, rng)
+                                settings.branch_top, rng, spatial, glob)
         engine.play(color, point_from_action(action, size, size))
     black_score = float(game.score())
     own_black = np.zeros(area)
@@ -254,19 +252,20 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
                       _branch_rows(branches, size) if branches.to_move else None)
 
 
-def branch_candidates(pi: np.ndarray, played: int, top: int) -> np.ndarray:
-    """Board actions a branch may take: the `top` largest of `pi` (policy or visits over all
-    actions) with some weight, other than the move played; pass never."""
+def top_board_moves(pi: np.ndarray, top: int, played: int = -1) -> np.ndarray:
+    """The `top` board actions with the largest weight in `pi` (policy or visits over all
+    actions), best first, leaving out those without weight, pass and `played`."""
     order = np.argsort(-pi[:-1], kind="stable")
     order = order[(order != played) & (pi[order] > 0)]
     return order[:top]
 
 
 def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top: int,
-                    rng) -> None:
-    """Play a move drawn from branch_candidates on the game, record the position after it
-    with the teacher's outputs, and take the move back (the game is left as it was)."""
-    candidates = branch_candidates(pi, played, top)
+                    rng, spatial, glob) -> None:
+    """Play one of the player's other top moves (drawn by its weight in `pi`) on the game,
+    record the position after it with the teacher's outputs, and take the move back (the game
+    is left as it was). spatial and glob are scratch buffers."""
+    candidates = top_board_moves(pi, top, played)
     if not len(candidates):
         return
     weights = pi[candidates]
@@ -274,20 +273,20 @@ def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top
     if game.play(game.to_move, point_from_action(action, game.width, game.height)) != 0:
         return  # pi gives weight to legal moves only; kept as a guard
     try:
-        spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), np.float32)
-        glob = np.zeros((1, NUM_GLOBAL), np.float32)
-        batch = position_batch(game)
-        fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
-        taught = _teacher_outputs(teacher, spatial, glob, batch)
+        taught = _fill_row(game, position_batch(game), spatial, glob, teacher)
         rec.add(spatial, glob, taught.policy[0], True, game.to_move, taught)
     finally:
         game.undo()
 
 
-def _teacher_outputs(model: OnnxModel, spatial, glob, batch):
-    """The teacher's outputs for the row's own features (symmetry 0)."""
-    raw = model.run(spatial, glob)
-    return net_outputs(raw, batch.legal[:1], model, no_result_possible(batch.rules))
+def _fill_row(game, batch, spatial, glob, teacher: OnnxModel | None):
+    """Fill a row's features of the game's position (`batch`, symmetry 0) into spatial and
+    glob; the teacher's outputs there, or None without a teacher."""
+    fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
+    if teacher is None:
+        return None
+    raw = teacher.run(spatial, glob)
+    return net_outputs(raw, batch.legal[:1], teacher, no_result_possible(batch.rules))
 
 
 def _without_early_pass(game, early: bool):

@@ -35,7 +35,7 @@ from engine.positions import batch_row_from_game, position_batch
 from engine.rules import PRESETS
 from training.agreement import winrate
 from training.selfplay import onnx_path
-from training.selfplay_game import default_komi
+from training.selfplay_game import default_komi, top_board_moves
 
 PAIR_GAP = 0.02  # teacher value gap below which a pair's order is not counted
 MEASURES = ("regret", "top1", "pairs", "corr")
@@ -88,8 +88,7 @@ def sibling_values(teacher: OnnxEvaluator, nets: dict[str, OnnxEvaluator], size:
         while not game.is_over() and moves < 2 * size * size and taken < positions:
             # the policy is over the legal actions already (the batch's legal mask)
             policy = player.outputs(position_batch(game)).policy[0].astype(np.float64)
-            children = [int(a) for a in np.argsort(-policy[:-1], kind="stable")[:top]
-                        if policy[a] > 0]
+            children = [int(a) for a in top_board_moves(policy, top)]
             if moves % every == 0 and len(children) >= 3:
                 batch = children_batch(game, children)
                 truth = parent_values(teacher, batch)

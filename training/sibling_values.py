@@ -88,7 +88,7 @@ def sibling_values(teacher: OnnxEvaluator, nets: dict[str, OnnxEvaluator], size:
         while not game.is_over() and moves < 2 * size * size and taken < positions:
             # the policy is over the legal actions already (the batch's legal mask)
             policy = player.outputs(position_batch(game)).policy[0].astype(np.float64)
-            children = [int(a) for a in top_board_moves(policy, top)]
+            children = top_board_moves(policy, top).tolist()
             if moves % every == 0 and len(children) >= 3:
                 batch = children_batch(game, children)
                 truth = parent_values(teacher, batch)

@@ -53,6 +53,11 @@ def session_options(threads: int = 1, optimization: str = "all", parallel: bool 
     # this has it use uint8 x uint8 for weights outside [-64, 63] (full-range int8 weights of
     # transformer nets' copies; the convolution recipe's 7-bit weights are not touched)
     opts.add_session_config_entry("session.x64quantprecision", "1")
+    # subnormal numbers cost a microcode assist a product on Intel CPUs: with the converter's
+    # weights flushed, a transformer's activations still make some (19x19 evaluations 1.4x
+    # faster without them). onnxruntime applies this on its pool threads and on the thread that
+    # creates the process's first session, so the engine's sessions should come first
+    opts.add_session_config_entry("session.set_denormal_as_zero", "1")
     if not spinning:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.add_session_config_entry("session.inter_op.allow_spinning", "0")

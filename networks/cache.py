@@ -24,7 +24,7 @@ from typing import Callable
 from engine.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
-CONVERTER = "c2"  # part of a conversion's cache name: change it when katago_convert's graphs do
+CONVERTER = "c3"  # part of a conversion's cache name: change it when katago_convert's graphs do
 
 
 class DamagedCopy(OSError):

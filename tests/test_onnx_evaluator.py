@@ -81,6 +81,38 @@ def test_feature_set_with_wrong_input_shapes_is_refused(tmp_path):
         oe.OnnxModel(tmp_path / "five.onnx")
 
 
+SUBNORMAL_PRODUCT = """
+import numpy as np, onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+from engine.onnx_evaluator import session_options
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+w = numpy_helper.from_array(np.full((4, 4), 1e-40, np.float32), "w")
+graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g", [x], [y],
+                          initializer=[w])
+proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+proto.ir_version = 8
+opts = session_options(1) if {ours} else ort.SessionOptions()
+session = ort.InferenceSession(proto.SerializeToString(), sess_options=opts,
+                               providers=["CPUExecutionProvider"])
+print(session.run(None, {{"x": np.ones((1, 4), np.float32)}})[0][0, 0])
+"""
+
+
+@pytest.mark.parametrize("ours", [True, False])
+def test_engine_sessions_treat_subnormal_numbers_as_zero(ours):
+    """A product with a subnormal weight (1e-40 < float32's smallest normal, 1.18e-38) is zero in
+    the engine's sessions and not in a plain one. A process of its own: onnxruntime sets the
+    CPU's flags on the thread that creates the first session."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", SUBNORMAL_PRODUCT.format(ours=ours)],
+                         capture_output=True, text=True, check=True).stdout
+    assert (float(out) == 0.0) == ours
+    if not ours:
+        assert float(out) == pytest.approx(4e-40, rel=1e-3)
+
+
 def test_missing_provider_falls_back_to_cpu(b6c96_onnx, capsys):
     if "CUDAExecutionProvider" in ort.get_available_providers():
         pytest.skip("CUDA is available here, so there is nothing to fall back from")

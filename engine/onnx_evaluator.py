@@ -22,6 +22,7 @@ import onnxruntime as ort
 from engine.evaluator import Capabilities, Evaluation
 from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.onnx_options import PROVIDERS
+from engine.subnormals import flush_subnormals_here
 
 KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
 GRAPH_OPTIMIZATION = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
@@ -53,10 +54,8 @@ def session_options(threads: int = 1, optimization: str = "all", parallel: bool 
     # this has it use uint8 x uint8 for weights outside [-64, 63] (full-range int8 weights of
     # transformer nets' copies; the convolution recipe's 7-bit weights are not touched)
     opts.add_session_config_entry("session.x64quantprecision", "1")
-    # subnormal numbers cost a microcode assist a product on Intel CPUs: with the converter's
-    # weights flushed, a transformer's activations still make some (19x19 evaluations 1.4x
-    # faster without them). onnxruntime applies this on its pool threads and on the thread that
-    # creates the process's first session, so the engine's sessions should come first
+    # subnormal numbers as zero on onnxruntime's pool threads (engine/subnormals.py: why, and
+    # the threads that call run)
     opts.add_session_config_entry("session.set_denormal_as_zero", "1")
     if not spinning:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -116,6 +115,7 @@ class OnnxModel:
 
     def run(self, spatial: np.ndarray, global_in: np.ndarray) -> dict[str, np.ndarray]:
         """Raw outputs by name for a batch: spatial [N, C, H, W], global [N, G]."""
+        flush_subnormals_here()
         feeds = {"spatial": np.ascontiguousarray(spatial, dtype=np.float32),
                  "global": np.ascontiguousarray(global_in, dtype=np.float32)}
         return dict(zip(self.output_names, self.session.run(self.output_names, feeds)))

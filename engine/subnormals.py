@@ -43,19 +43,20 @@ def _current_env():
     return env if _LIBM is not None and _LIBM.fegetenv(env) == 0 else None
 
 
-def flush_subnormals_here() -> bool:
-    """Set flush-to-zero and denormals-are-zero on the calling thread, once per thread; whether
-    they are on."""
-    if getattr(_done, "on", None) is None:
+def flush_subnormals_here() -> None:
+    """Set flush-to-zero and denormals-are-zero on the calling thread (once per thread), with a
+    note on stderr, once per process, where the bits would not stay set."""
+    if getattr(_done, "tried", False):
+        return
+    _done.tried = True
+    env = _current_env()
+    if env is not None:
+        env[MXCSR_OFFSET:MXCSR_OFFSET + 4] = list(
+            (_mxcsr_field(env) | FTZ_DAZ).to_bytes(4, "little"))
+        _LIBM.fesetenv(env)
         env = _current_env()
-        if env is not None:
-            env[MXCSR_OFFSET:MXCSR_OFFSET + 4] = list(
-                (_mxcsr_field(env) | FTZ_DAZ).to_bytes(4, "little"))
-            _LIBM.fesetenv(env)
-        now = _current_env()
-        _done.on = now is not None and _mxcsr_field(now) & FTZ_DAZ == FTZ_DAZ
-        if _LIBM is not None and not _done.on and not _noted.is_set():
-            _noted.set()
-            print("dosaku: could not have the CPU treat subnormal numbers as zero; networks "
-                  "run, slower on Intel CPUs", file=sys.stderr)
-    return _done.on
+    on = env is not None and _mxcsr_field(env) & FTZ_DAZ == FTZ_DAZ
+    if _LIBM is not None and not on and not _noted.is_set():
+        _noted.set()
+        print("dosaku: could not have the CPU treat subnormal numbers as zero; networks "
+              "run, slower on Intel CPUs", file=sys.stderr)

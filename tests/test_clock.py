@@ -15,12 +15,36 @@ def test_parse_and_announce():
     assert can.settings_command("time_settings") == "time_settings 0 10 10"
     assert ClockSpec.parse("absolute 60.5").settings_command("time_settings") == \
         "time_settings 61 0 0"
-    for bad in ("", "fischer 10 5", "byoyomi 30 2", "canadian 10 0 5", "byoyomi 30 2 0",
+    for bad in ("", "fischer 10 5", "fischer 60 0 120", "fischer 60 5 30", "byoyomi 30 2", "canadian 10 0 5", "byoyomi 30 2 0",
                 "absolute 0", "absolute -3", "absolute nan", "byoyomi -1 2 3"):
         with pytest.raises(ValueError):
             ClockSpec.parse(bad)
+    assert byo.settings_command("kata-time_settings") == "kata-time_settings byoyomi 30 2 3"
     with pytest.raises(ValueError):
-        byo.settings_command("kata-time_settings")
+        byo.settings_command("time-settings")
+
+
+def test_fischer_announced_as_gtp2ogs_does():
+    """fischer-capped with no limit a move to engines that take it; else the main time less
+    one increment, then a Canadian period of one stone per increment."""
+    fischer = ClockSpec.parse("fischer 60 5 120")
+    assert (fischer.main, fischer.period, fischer.cap) == (60, 5, 120)
+    assert fischer.settings_command("kata-time_settings") == \
+        "kata-time_settings fischer-capped 60 5 120 -1"
+    assert fischer.settings_command("kgs-time_settings") == "kgs-time_settings canadian 55 5 1"
+    assert fischer.settings_command("time_settings") == "time_settings 55 5 1"
+
+
+def test_fischer_60s_plus_5s_capped_at_70s():
+    clock = PlayerClock(ClockSpec.parse("fischer 60 5 70"))
+    assert clock.time_left() == (60, 0) and clock.allowance() == 60
+    assert clock.spend(2)  # 60 - 2 + 5
+    assert clock.time_left() == (63, 0)
+    assert clock.spend(1) and clock.spend(1)  # 67, then 71 capped at 70
+    assert clock.allowance() == 70
+    assert clock.spend(69.5)  # half a second left, then the increment
+    assert clock.allowance() == pytest.approx(5.5) and clock.time_left() == (5, 0)
+    assert not clock.spend(5.6)
 
 
 def test_japanese_byoyomi_30s_plus_3x2s():

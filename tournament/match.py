@@ -143,9 +143,11 @@ class Match:
 
 
 def clock_args(ap: argparse.ArgumentParser, a: argparse.Namespace) -> tuple[str | None, str]:
-    """(clock spec, announcing command) of --time-settings / --kgs-time-settings."""
-    if a.time_settings and a.kgs_time_settings:
-        ap.error("give --time-settings or --kgs-time-settings, not both")
+    """(clock spec, announcing command) of --time-settings / --kgs-time-settings / --fischer."""
+    if sum(map(bool, (a.time_settings, a.kgs_time_settings, a.fischer))) > 1:
+        ap.error("give one of --time-settings, --kgs-time-settings and --fischer")
+    if a.fischer:
+        return "fischer {:g} {:g} {:g}".format(*a.fischer), "kata-time_settings"
     if a.kgs_time_settings:
         return " ".join(a.kgs_time_settings), "kgs-time_settings"
     if a.time_settings:
@@ -188,6 +190,10 @@ def parser(prog: str = "python -m tournament.match",
                     help="a clock as kgs-time_settings gives it: absolute MAIN, canadian MAIN "
                          "PERIOD STONES or byoyomi MAIN PERIOD PERIODS (Japanese), time_left "
                          "before every genmove; engines refusing it get time_settings")
+    ap.add_argument("--fischer", nargs=3, type=float, metavar=("MAIN", "INCREMENT", "MAX"),
+                    help="OGS's Fischer clock, as gtp2ogs sends it: kata-time_settings "
+                         "fischer-capped, or to engines refusing that a Canadian clock of one "
+                         "stone per INCREMENT; time_left before every genmove")
     ap.add_argument("--time-margin", type=float, default=1.0,
                     help="grace seconds added to time limits for process overhead; a clock "
                          "is charged each move's time less this (a server's lag allowance)")

@@ -28,7 +28,7 @@ from engine.constants import BLACK, WHITE, opponent
 from engine.coords import format_vertex, parse_vertex, point_from_xy
 from engine.game import MOVE_SUPERKO, GameState
 from engine.rules import result_string, rules_by_name
-from tournament.clock import ClockSpec, PlayerClock
+from tournament.clock import COMMANDS, ClockSpec, PlayerClock
 from tournament.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
                                    GtpFailure)
 
@@ -65,7 +65,7 @@ class MatchConfig:
     parallel: int = 1
     time_margin: float = 1.0
     clock: str | None = None  # a tournament.clock.ClockSpec: `byoyomi 30 2 3`, ...
-    clock_command: str = "kgs-time_settings"  # or time_settings: how the clock is announced
+    clock_command: str = "kgs-time_settings"  # the first of clock.COMMANDS tried to announce it
 
     @property
     def move_limit(self) -> int:
@@ -369,13 +369,14 @@ class GameRunner:
         return ctrl
 
     def _announce_clock(self, color: int, ctrl: GtpController) -> None:
-        """The clock as configured; an engine refusing kgs-time_settings gets time_settings
-        (what kgsGtp and gtp2ogs do)."""
-        command = self.clock.settings_command(self.cfg.clock_command)
-        if self._call(color, ctrl, command, ADMIN_TIMEOUT, optional=True) is None and \
-                self.cfg.clock_command != "time_settings":
-            self._call(color, ctrl, self.clock.settings_command("time_settings"),
-                       ADMIN_TIMEOUT, optional=True)
+        """The clock as configured; an engine refusing that command gets the next of
+        clock.COMMANDS (what kgsGtp and gtp2ogs do: kata-time_settings, kgs-time_settings,
+        time_settings)."""
+        for command in COMMANDS[COMMANDS.index(self.cfg.clock_command):]:
+            announced = self._call(color, ctrl, self.clock.settings_command(command),
+                                   ADMIN_TIMEOUT, optional=True)
+            if announced is not None:
+                return
 
     def _move_timeout(self, color: int, used: dict[int, float],
                       ctrl: GtpController) -> float | None:

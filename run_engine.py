@@ -14,6 +14,7 @@ import time
 
 from launch.factory import build_engine
 from launch.flags import announce_evaluator, parse_flags
+from weights import net_name
 
 log = logging.getLogger("dosaku")
 
@@ -46,7 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     out = _protocol_stream()
     loader = EngineLoader.start(lambda: build_engine(args, background=True),
                                 network=args.evaluator == "onnx")
-    server = GtpServer(Commands(loader))
+    net = net_name(args.model) if args.evaluator == "onnx" else None
+    server = GtpServer(Commands(loader, net))
     server.serve(sys.stdin.buffer, out)
     # The reader and loader threads may still be blocked in I/O or compiling: leave without
     # waiting for them (interpreter shutdown would abort on the reader's stdin lock).

@@ -62,8 +62,9 @@ def _nargs(args: list[str], *allowed: int) -> None:
 class Commands:
     """Every GTP command, run against the Engine held by `loader`."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, net: str | None = None):
         self.loader = loader
+        self.net = net  # the network's name, which `name` and `version` report
         self.quit_requested = False
         self.interrupt = threading.Event()  # set by GoGui's `# interrupt` during a command
         self.ponder_now = False  # set by a command after which the engine should ponder
@@ -140,12 +141,12 @@ class Commands:
     @command("name")
     def cmd_name(self, args):
         _nargs(args, 0)
-        return NAME
+        return NAME if self.net is None else f"{NAME} ({self.net})"
 
     @command("version")
     def cmd_version(self, args):
         _nargs(args, 0)
-        return VERSION
+        return VERSION if self.net is None else f"{VERSION}+{self.net}"
 
     @command("known_command")
     def cmd_known_command(self, args):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine.onnx_options import cpu_runs_int8_fast
 from launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
-from weights import default_model_path, model_path
+from weights import FORMER_NAMES, default_model_path, model_path, net_name, shipped_names
 
 SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
@@ -79,27 +79,45 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
             ap.error(setting.range_message(value))
     if args.model is None and SHIPPED_MODEL.exists():
         args.model = str(SHIPPED_MODEL)
-    elif args.model and not Path(args.model).exists() and model_path(args.model).is_file():
-        args.model = str(model_path(args.model))  # a shipped net by name, e.g. zero-9x9
+    elif args.model and not Path(args.model).exists():
+        args.model = shipped_model(args.model, ap)
     if args.evaluator is None:
         args.evaluator = "onnx" if args.model else "rollout"
     if args.evaluator == "onnx" and not args.model:
         ap.error("--evaluator onnx needs --model")
     if args.int8 and args.evaluator != "onnx":
         ap.error("--int8 quantizes a network: it needs --model")
-    if args.int8 is None:
-        args.int8 = args.evaluator == "onnx" and args.provider == "cpu" and cpu_runs_int8_fast()
+    if args.int8 is None and not (args.evaluator == "onnx" and args.provider == "cpu"
+                                  and cpu_runs_int8_fast()):
+        args.int8 = False  # else None: the net decides (networks/loading.py)
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args
+
+
+def shipped_model(name: str, ap: argparse.ArgumentParser) -> str:
+    """The file of the shipped net `--model NAME` names (a former name too, with a note); an
+    unknown name that is no file either is a usage error listing the shipped names."""
+    renamed = FORMER_NAMES.get(name)
+    if renamed is not None and model_path(renamed).is_file():
+        log.warning("--model %s: that net is now named %s", name, renamed)
+        name = renamed
+    if model_path(name).is_file():
+        return str(model_path(name))
+    if Path(name).suffix or "/" in name:
+        return name  # a file path: the loader says that it is missing
+    ap.error(f"--model {name}: no such file, and no shipped net of that name (shipped: "
+             f"{', '.join(shipped_names())})")
 
 
 def announce_evaluator(args: argparse.Namespace) -> None:
     """Say on stderr which network plays, and say clearly when the shipped one is missing."""
     if args.evaluator == "onnx":
         origin = "shipped default" if Path(args.model) == SHIPPED_MODEL else "--model"
-        precision = "int8 (--no-int8 for float32)" if args.int8 else "float32"
-        log.info("network %s (%s), %s", args.model, origin, precision)
+        precision = {True: "int8 (--no-int8 for float32)", False: "float32",
+                     None: "int8 where it pays"}[args.int8]
+        log.info("network %s: %s (%s), %s", net_name(args.model), args.model, origin,
+                 precision)
     elif not SHIPPED_MODEL.exists():
         log.warning("no network: the shipped %s is missing, so the %s evaluator plays "
                     "(pass --model NET to use a network)", SHIPPED_MODEL, args.evaluator)

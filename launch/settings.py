@@ -99,7 +99,8 @@ SETTINGS = (  # in --help order
     Setting("rules", "ruleset preset: chinese, japanese, tromp-taylor, aga, ... (default chinese)",
             default="chinese"),
     Setting("model", "network: .onnx, a KataGo .bin.gz (converted once, cached), or the name of "
-            "a net shipped in weights/ (e.g. zero-9x9)"),
+            "a net shipped in weights/ (default b10c384h6nbttflrs, KataGo's; ours: dosaku-b6c96, "
+            "dosaku-b6c96-g170, dosaku-b4c64, dosaku-zero-9x9)"),
     Setting("provider", "onnxruntime execution provider (default cpu)", default="cpu",
             choices=tuple(PROVIDERS)),
     Setting("evaluator", "leaf evaluator (default: onnx with a network, else rollout)",
@@ -118,9 +119,9 @@ SETTINGS = (  # in --help order
             field="search.batch_size", live=True),
     Setting("threads", "network evaluations run at once, one thread each, while the search "
             "selects the next batch (default 2)", int, 2),
-    Setting("int8", "run the network quantized to int8 (quantized once and cached; about 3x the "
-            "evaluations on CPUs with VNNI, 1.7x with AVX2 alone, outputs within the net's own "
-            "symmetry noise). Default: on when the network runs on a CPU with AVX2", bool),
+    Setting("int8", "run the network quantized to int8 (quantized once and cached; outputs "
+            "within the net's own symmetry noise). Default: on for convolution nets on a CPU "
+            "with AVX2, off for transformer nets (docs/performance.md has the speeds)", bool),
     Setting("rollout-mix", "leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
             "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
             low=0.0, high=1.0, range_error=BETWEEN),

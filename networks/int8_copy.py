@@ -14,6 +14,18 @@ def model_label(model: Model) -> str:
     return "the converted network (in memory)" if isinstance(model, bytes) else str(model)
 
 
+def int8_pays(model: Model) -> bool:
+    """Whether `--int8` is on by default for this net on a CPU with AVX2: for convolution nets,
+    not for transformer nets, whose int8 copy runs about as fast as float32 here
+    (docs/performance.md) and would cost a first start its calibration. Said on stderr."""
+    from networks.quantize import load_graph
+    from networks.int8_transformer import suits
+    if suits(load_graph(model)):
+        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
+        return False
+    return True
+
+
 def int8_for(model: Model) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
     the copy shipped beside a shipped net, else the cached one, else, for a net a recipe

@@ -1,5 +1,6 @@
 """The network a game plays on: the file the user named (converted if it is KataGo's), its int8
-copy where asked for, and float32 instead whenever the int8 copy fails, at any step."""
+copy where asked for or where it pays, and float32 instead whenever the int8 copy fails, at any
+step."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ from pathlib import Path
 
 from engine.onnx_evaluator import OnnxModel
 from networks.cache import Model, note, onnx_for
-from networks.int8_copy import int8_for
+from networks.int8_copy import int8_for, int8_pays
 
 
-def load_network(path: str | Path, int8: bool, threads: int = 1,
+def load_network(path: str | Path, int8: bool | None, threads: int = 1,
                  provider: str = "cpu") -> tuple[OnnxModel, Model | None]:
-    """(the model that plays, the float32 model it was quantized from or None). int8 is a
-    speed-up: when its copy cannot be made, checked or loaded, float32 plays, said on stderr."""
+    """(the model that plays, the float32 model it was quantized from or None). `int8` True or
+    False is the user's choice; None leaves it to the net (int8_pays). int8 is a speed-up: when
+    its copy cannot be made, checked or loaded, float32 plays, said on stderr."""
     source = onnx_for(path)
+    if int8 is None:
+        int8 = int8_pays(source)
     if int8:
         copy = int8_for(source)
         if copy is not None:

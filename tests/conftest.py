@@ -1,6 +1,6 @@
-"""Shared test set-up: the files under ../shared (KataGo's b6c96 and b10c384h6 transformer
-networks, their reference outputs, the network spec), GNU Go, the scripted fake engine, and the
-fixtures built from them.
+"""Shared test set-up: the files under ../shared (KataGo's b6c96 network, the reference outputs
+of it and of the b10c384h6 transformer net Dosaku ships in weights/, the network spec), GNU Go,
+the scripted fake engine, and the fixtures built from them.
 
 ../shared sits beside the checkout and is never copied into the repository. A test that needs
 a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
-B10 = SHARED / "models" / "b10c384h6nbttflrs.bin.gz"
+B10 = ROOT / "weights" / "b10c384h6nbttflrs.bin.gz"  # the shipped default, KataGo's file
 REFERENCE_B10 = SHARED / "reference" / "katago-b10c384h6-raw-nn.json"
 NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
@@ -135,8 +135,10 @@ def b6c96_model(b6c96_onnx):
 
 @pytest.fixture(scope="session")
 def b10_file() -> Path:
-    """KataGo's transformer net b10c384h6nbttflrs as released (.bin.gz)."""
-    return need_shared(B10)
+    """KataGo's transformer net b10c384h6nbttflrs as released (.bin.gz): the copy Dosaku ships
+    as its default, so that the checks against KataGo's outputs check what users play."""
+    assert B10.is_file(), f"{B10} is missing: it is Dosaku's default network"
+    return B10
 
 
 @pytest.fixture(scope="session")

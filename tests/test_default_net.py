@@ -1,6 +1,7 @@
-"""The networks Dosaku ships (weights/*.onnx), above all its default, and their model cards.
+"""The networks Dosaku ships (weights/), above all its default, and their model cards.
 
-Dosaku ships a net of its own, so these tests fail, never skip, when the file or its card is
+The default is KataGo's transformer net as KataGo released it (`.bin.gz`); our own nets ship as
+ONNX files with their int8 copies. These tests fail, never skip, when a file or its card is
 missing. They hold for whatever nets are dropped in: each card's machine-readable lines must match
 the file (its sha256, the metadata the export wrote, the trunk read off the graph); `dosaku` with
 no flags must play on it, a legal 9x9 game checked move by move against our own GameState; the
@@ -33,16 +34,21 @@ from engine.onnx_options import cpu_runs_int8_fast
 from engine.rules import rules_by_name
 from launch import flags as launch_flags
 from tournament.controller import GtpController
-from weights import (card_path, default_card_path, default_model_path, int8_model_path,
-                     model_path, shipped_names)
+from networks.cache import onnx_for
+from weights import (DEFAULT_NAME, FORMER_NAMES, card_path, default_card_path,
+                     default_model_path, int8_model_path, model_path, shipped_names)
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps", "int8_sha256", "int8_recipe")
-CARD_LINE = re.compile(rf"^({'|'.join(CARD_FIELDS)}):[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+KATAGO_CARD_FIELDS = ("sha256", "feature_set", "net", "licence")  # a KataGo net's card
+CARD_LINE = re.compile(r"^([a-z0-9_]+):[ \t]*(\S+)[ \t]*$", re.MULTILINE)
 NET_NAME = re.compile(r"b(\d+)c(\d+)")
-SHIPS = ("Dosaku ships its own network as the default: put the trained net at {path} with its "
-         "model card weights/default.md (weights/README.md says what the card must state). "
-         "Without it `dosaku` falls back to random playouts, so this is a failure, not a skip.")
+# the sha256 of the transformer net as KataGo released it (the file in ../shared/models)
+KATAGO_B10_SHA256 = "0ba27eced5180b3e3d0b898b280c541112989765e789d1eb6cd0d31b2b2c1229"
+KATAGO_LICENCE = "https://katagotraining.org/network_license/"
+SHIPS = ("Dosaku ships a network as its default: put it at {path} with its model card "
+         "(weights/README.md says what the card must state). Without it `dosaku` falls back to "
+         "random playouts, so this is a failure, not a skip.")
 MOVE_CAP = 2 * 9 * 9  # plies; a game still going by then ends there
 GENMOVE_TIMEOUT = 600.0  # seconds; the first genmove may compile the numba kernels
 # The wheel is built from a copy of the checkout without these, so that files a past build left
@@ -58,17 +64,27 @@ def shipped_net() -> Path:
     return path
 
 
+def is_katago_file(name: str) -> bool:
+    """Whether shipped net `name` is a KataGo model file (shipped as released), not our ONNX."""
+    return model_path(name).name.endswith(".bin.gz")
+
+
 def card_fields(name: str) -> dict[str, str]:
-    """The model card's `key: value` lines for CARD_FIELDS, each present exactly once."""
+    """The model card's machine-readable `key: value` lines, each present exactly once: those
+    of a KataGo file's card or those of one of our ONNX nets."""
     path = card_path(name)
     assert path.is_file(), f"model card {path} is missing. " + SHIPS.format(
         path=model_path(name))
-    lines = CARD_LINE.findall(path.read_text())
+    fields = KATAGO_CARD_FIELDS if is_katago_file(name) else CARD_FIELDS
+    lines = [(k, v) for k, v in CARD_LINE.findall(path.read_text()) if k in fields]
     keys = [key for key, _ in lines]
-    assert sorted(keys) == sorted(CARD_FIELDS), (
-        f"{path} must state each of {', '.join(CARD_FIELDS)} once on a line of its own "
+    assert sorted(keys) == sorted(fields), (
+        f"{path} must state each of {', '.join(fields)} once on a line of its own "
         f"(`sha256: <hex>`); found {keys}")
     return dict(lines)
+
+
+ONNX_NETS = [name for name in shipped_names() if not is_katago_file(name)]
 
 
 def file_sha256(path: Path) -> str:
@@ -92,11 +108,31 @@ def test_trunk_size_reads_a_known_net(b6c96_onnx):
     assert trunk_size(b6c96_onnx) == (6, 96)
 
 
-def test_the_default_is_among_the_shipped_nets():
-    assert shipped_net().stem in shipped_names()
+def test_the_default_is_katagos_released_transformer_net_under_its_licence():
+    """The default is KataGo's file byte for byte, under KataGo's name, and its card names the
+    project, the licence and says the net is not ours."""
+    shipped = shipped_net()
+    assert shipped.name == f"{DEFAULT_NAME}.bin.gz" and DEFAULT_NAME in shipped_names()
+    assert file_sha256(shipped) == KATAGO_B10_SHA256
+    card = default_card_path().read_text()
+    assert card_fields(DEFAULT_NAME)["licence"] == "katago-network-licence"
+    assert KATAGO_LICENCE in card and "Not ours" in card and "KataGo project" in card
 
 
-@pytest.mark.parametrize("name", shipped_names())
+def test_katago_file_card_matches_its_conversion():
+    """A KataGo file's card against the file and what our converter makes of it."""
+    for name in shipped_names():
+        if not is_katago_file(name):
+            continue
+        card, shipped = card_fields(name), model_path(name)
+        assert card["sha256"] == file_sha256(shipped)
+        model = OnnxModel(onnx_for(shipped))
+        assert card["feature_set"] == model.feature_set
+        assert card["net"] == model.meta["source_name"] == name
+        assert model.meta["source_sha256"] == card["sha256"]
+
+
+@pytest.mark.parametrize("name", ONNX_NETS)
 def test_shipped_net_loads_and_matches_its_card(name):
     shipped, card = model_path(name), card_fields(name)
     model = OnnxModel(shipped)  # refuses a feature set or inputs the engine cannot feed
@@ -110,7 +146,7 @@ def test_shipped_net_loads_and_matches_its_card(name):
     assert card["training_steps"] == model.meta.get("training_steps")
 
 
-@pytest.mark.parametrize("name", shipped_names())
+@pytest.mark.parametrize("name", ONNX_NETS)
 def test_shipped_int8_copy_matches_its_card_and_its_net(name):
     """The int8 copy shipped beside each net (so no engine calibrates it at first start): the
     hash and recipe its card states, its net's metadata, and close to its net's outputs."""
@@ -169,7 +205,7 @@ def test_dosaku_without_flags_plays_a_legal_game_on_the_shipped_net():
         outcome, policy = raw_nn_sums(engine.send("kata-raw-nn 0", GENMOVE_TIMEOUT))
         assert outcome == pytest.approx(1.0, abs=1e-4) and policy == pytest.approx(1.0, abs=1e-3)
         game = play_itself(engine)
-    assert f"network {shipped} (shipped default)" in log.getvalue()
+    assert f"network {DEFAULT_NAME}: {shipped} (shipped default)" in log.getvalue()
     stones = {color for color, point in game.moves if point != PASS_POINT}
     assert stones == {BLACK, WHITE}, f"a game without stones of both colours: {game.moves}"
 
@@ -180,13 +216,30 @@ def test_model_flag_takes_a_shipped_net_by_name(name):
     assert (args.model, args.evaluator) == (str(model_path(name)), "onnx")
 
 
+@pytest.mark.parametrize("former", sorted(FORMER_NAMES))
+def test_former_names_still_work_and_say_the_new_one(former, caplog):
+    with caplog.at_level(logging.WARNING, logger="dosaku"):
+        args = launch_flags.parse_flags(["--model", former])
+    assert args.model == str(model_path(FORMER_NAMES[former]))
+    assert Path(args.model).is_file()
+    assert caplog.messages == [f"--model {former}: that net is now named {FORMER_NAMES[former]}"]
+
+
+def test_an_unknown_net_name_is_refused_with_the_shipped_names(capsys):
+    with pytest.raises(SystemExit):
+        launch_flags.parse_flags(["--model", "b20c256"])
+    error = capsys.readouterr().err
+    assert "no shipped net of that name" in error
+    assert all(name in error for name in shipped_names())
+
+
 def test_model_flag_still_chooses_another_net(tmp_path, caplog):
     other = tmp_path / "other.onnx"
     args = launch_flags.parse_flags(["--model", str(other), "--no-int8"])
     assert (args.model, args.evaluator) == (str(other), "onnx")
     with caplog.at_level(logging.INFO, logger="dosaku"):
         launch_flags.announce_evaluator(args)
-    assert caplog.messages == [f"network {other} (--model), float32"]
+    assert caplog.messages == [f"network other: {other} (--model), float32"]
 
 
 def test_missing_shipped_net_falls_back_to_rollouts_with_a_warning(monkeypatch, tmp_path, caplog):
@@ -230,10 +283,10 @@ def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
         dist_info = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
         metadata = z.read(f"{dist_info}/METADATA").decode()
-        carried = {name: hashlib.sha256(z.read(f"weights/{name}.onnx")).hexdigest()
+        carried = {name: hashlib.sha256(z.read(f"weights/{model_path(name).name}")).hexdigest()
                    for name in shipped_names()}
         int8 = {name: hashlib.sha256(z.read(f"weights/int8/{name}.onnx")).hexdigest()
-                for name in shipped_names()}
+                for name in ONNX_NETS}
         cards = {name: z.read(f"weights/{name}.md").decode() for name in shipped_names()}
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
@@ -244,7 +297,7 @@ def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
     assert "run_engine.py" in names
     assert not any(n.startswith("tests/") for n in names)
     assert carried == {name: file_sha256(model_path(name)) for name in shipped_names()}
-    assert int8 == {name: file_sha256(int8_model_path(name)) for name in shipped_names()}
+    assert int8 == {name: file_sha256(int8_model_path(name)) for name in ONNX_NETS}
     assert cards == {name: card_path(name).read_text() for name in shipped_names()}
     assert re.search(r"^dosaku\s*=\s*run_engine:main$", entry_points, re.MULTILINE), entry_points
     requires = re.findall(r"^Requires-Dist: (.*)$", metadata, re.MULTILINE)
@@ -256,8 +309,8 @@ def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
 def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     """What a user gets from `pip install`: the wheel and what it declares, in a virtual
     environment of its own (nothing of this machine's Python shows through: no torch, no
-    sympy), a home and cache that are empty, default flags (int8 where the CPU has AVX2), and a
-    19x19 opening move from the shipped net within a first start's time."""
+    sympy), a home and cache that are empty, default flags, and a 19x19 opening move from the
+    shipped net, converted on this first start and played in float32 without any quantizing."""
     shipped = shipped_net()
     home = tmp_path / "home"
     home.mkdir()
@@ -284,22 +337,26 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     absent = run([python, "-c", "import importlib.util as u\n"
                   "print([m for m in ('torch', 'ray', 'sympy') if u.find_spec(m)])"], elsewhere)
     assert absent.strip() == "[]", f"the base install brought {absent}"
-    installed = (site / "weights" / "default.onnx").resolve()
+    installed = (site / "weights" / shipped.name).resolve()
     assert installed.is_file(), f"the wheel does not carry the net: {installed} is missing"
     assert file_sha256(installed) == file_sha256(shipped)
-    card = site / "weights" / "default.md"
+    card = site / "weights" / f"{DEFAULT_NAME}.md"
     assert card.is_file() and card.read_text() == default_card_path().read_text()
-    int8 = site / "weights" / "int8" / "default.onnx"
-    assert file_sha256(int8) == file_sha256(int8_model_path("default"))
+    for name in ONNX_NETS:
+        int8 = site / "weights" / "int8" / f"{name}.onnx"
+        assert file_sha256(int8) == file_sha256(int8_model_path(name))
 
     log = io.StringIO()
     with GtpController(str(venv / "bin" / "dosaku"), cwd=str(elsewhere),
                        stderr_log=log) as engine:
+        assert engine.send("name") == f"Dosaku ({DEFAULT_NAME})"
+        assert engine.send("version").endswith(f"+{DEFAULT_NAME}")
         move = engine.send("genmove b", GENMOVE_TIMEOUT)
     point = parse_vertex(move, 19, 19)
     assert point not in (None, PASS_POINT), f"genmove answered {move!r}"
     column, row = "ABCDEFGHJKLMNOPQRST".index(move[0].upper()), int(move[1:]) - 1
     assert min(column, row, 18 - column, 18 - row) >= 2, f"{move} is no opening move"
-    precision = "int8" if cpu_runs_int8_fast() else "float32"
-    assert f"network {installed} (shipped default), {precision}" in log.getvalue()
-    assert "playing float32" not in log.getvalue() and "quantizing" not in log.getvalue()
+    precision = "int8 where it pays" if cpu_runs_int8_fast() else "float32"
+    assert f"network {DEFAULT_NAME}: {installed} (shipped default), {precision}" in log.getvalue()
+    assert f"converting {installed} to ONNX" in log.getvalue()
+    assert "quantizing" not in log.getvalue()

@@ -21,6 +21,7 @@ from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer
 from tournament.controller import GtpController
+from weights import DEFAULT_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH = SearchConfig(batch_size=8, max_nodes=200_000, max_edges=4_000_000)
@@ -190,7 +191,7 @@ def test_ponder_flag_in_the_real_engine(tmp_path):
         for _ in range(3):
             time.sleep(0.5)
             answer, waited = ask("name\n")
-            assert answer == b"= Dosaku\n" and waited < HANG, waited
+            assert answer == f"= Dosaku ({DEFAULT_NAME})\n".encode() and waited < HANG, waited
         ask("quit\n")
         assert p.wait(10) == 0
     finally:

@@ -38,7 +38,7 @@ def katago_file(tmp_path):
 @pytest.fixture
 def float_net(tmp_path):
     """A float32 ONNX net that is not one of the shipped ones (so nothing ships its int8)."""
-    return shutil.copy(weights.model_path("zero-9x9"), tmp_path / "net.onnx")
+    return shutil.copy(weights.model_path("dosaku-zero-9x9"), tmp_path / "net.onnx")
 
 
 def stderr_lines(capfd) -> list[str]:
@@ -126,12 +126,26 @@ def test_int8_is_quantized_once_then_read_from_the_cache(float_net, own_cache, c
 
 
 def test_the_shipped_nets_bring_their_int8_copies(monkeypatch, capfd):
+    """Our ONNX nets ship with their int8 copies (KataGo's default is a .bin.gz: below)."""
     monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("a shipped net quantized"))
-    for name in weights.shipped_names():
+    ours = [n for n in weights.shipped_names() if weights.model_path(n).suffix == ".onnx"]
+    assert len(ours) == 4
+    for name in ours:
         played, original = load_network(weights.model_path(name), int8=True)
         assert played.source == weights.int8_model_path(name) and is_int8(played)
         assert original == weights.model_path(name)
     assert stderr_lines(capfd) == []
+
+
+def test_the_transformer_default_plays_float32_unless_int8_is_asked_for(monkeypatch, capfd):
+    """Left to the net (int8=None), a transformer is not quantized: its int8 copy is hardly
+    faster and would cost a first start its calibration; a convolution net takes its copy."""
+    monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("quantized by default"))
+    played, original = load_network(weights.default_model_path(), int8=None)
+    assert original is None and not is_int8(played)
+    assert "transformer nets are not quantized by default" in " ".join(stderr_lines(capfd))
+    played, original = load_network(weights.model_path("dosaku-b4c64"), int8=None)
+    assert is_int8(played) and original == weights.model_path("dosaku-b4c64")
 
 
 def test_a_shipped_int8_copy_that_does_not_match_its_card_is_not_used(tmp_path, monkeypatch):
@@ -139,9 +153,9 @@ def test_a_shipped_int8_copy_that_does_not_match_its_card_is_not_used(tmp_path, 
     shutil.copytree(weights.HERE, shipped, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(weights, "HERE", shipped)
     monkeypatch.setattr(weights, "INT8_DIR", shipped / "int8")
-    net = weights.model_path("zero-9x9")
-    assert weights.shipped_int8_for(net) == shipped / "int8" / "zero-9x9.onnx"
-    copy = weights.int8_model_path("zero-9x9")
+    net = weights.model_path("dosaku-zero-9x9")
+    assert weights.shipped_int8_for(net) == shipped / "int8" / "dosaku-zero-9x9.onnx"
+    copy = weights.int8_model_path("dosaku-zero-9x9")
     copy.write_bytes(copy.read_bytes()[:-10])
     assert weights.shipped_int8_for(net) is None
 

@@ -8,8 +8,11 @@ import sys
 import threading
 from pathlib import Path
 
+from weights import DEFAULT_NAME
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = [sys.executable, str(ROOT / "run_engine.py")]
+NAME = f"Dosaku ({DEFAULT_NAME})".encode()  # `name` with the shipped default net
 HANG = 60.0  # seconds: only a hang takes this long
 
 
@@ -54,7 +57,7 @@ def test_admin_commands_never_wait_for_the_engine(tmp_path):
     try:
         e.send(b"protocol_version\nname\nversion\nlist_commands\n")
         assert e.answer() == "= 2\n"
-        assert e.answer() == "= Dosaku\n"
+        assert e.answer() == "= Dosaku (net)\n"  # the net's name, before it is loaded
         assert e.answer().startswith("= ")
         assert "\ngenmove\n" in e.answer()
         assert e.close() == 0
@@ -115,13 +118,13 @@ def test_end_of_input_exits_cleanly():
     p = subprocess.run(ENGINE, input=b"name\nboardsize 9\nplay b e5", capture_output=True,
                        timeout=60)
     assert p.returncode == 0
-    assert p.stdout == b"= Dosaku\n\n=\n\n=\n\n"  # the last line had no newline: still answered
+    assert p.stdout == b"= " + NAME + b"\n\n=\n\n=\n\n"  # the last line had no newline: still answered
 
 
 def test_bad_engine_flag_is_reported_on_every_engine_command():
     p = subprocess.run(ENGINE + ["--rules", "nonsense"], input=b"name\nboardsize 9\nquit\n",
                        capture_output=True, timeout=60)
-    assert p.stdout == (b"= Dosaku\n\n? engine failed to start: unknown --rules 'nonsense'\n\n"
+    assert p.stdout == (b"= " + NAME + b"\n\n? engine failed to start: unknown --rules 'nonsense'\n\n"
                         b"=\n\n")
 
 
@@ -179,6 +182,6 @@ def test_ten_thousand_garbage_lines_all_answered_and_framed():
             continue
         answer = e.answer()
         assert re.match(r"[=?]" + re.escape(head) + r"( |\n)", answer), (line, answer)
-    assert e.answer() == "=999999 Dosaku\n"  # still alive and in step
+    assert e.answer() == f"=999999 {NAME.decode()}\n"  # still alive and in step
     writer.join()
     assert e.close() == 0

@@ -13,6 +13,7 @@ from engine.rollout import RolloutEvaluator
 from launch import factory
 from launch import flags as launch_flags
 from tests.boards import game_from_diagram
+from weights import model_path
 
 
 def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
@@ -90,8 +91,9 @@ def test_int8_speed_is_read_from_the_cpu_flags():
     assert not cpu_runs_int8_fast("")
 
 
-def test_int8_is_on_by_default_for_a_network_on_a_cpu_that_runs_it_fast(tmp_path, monkeypatch):
-    for fast, flags, int8 in ((True, [], True), (False, [], False),
+def test_int8_is_left_to_the_network_on_a_cpu_that_runs_it_fast(tmp_path, monkeypatch):
+    """None: networks/loading.py decides by the net (tests/test_network_cache.py)."""
+    for fast, flags, int8 in ((True, [], None), (False, [], False),
                               (True, ["--no-int8"], False), (False, ["--int8"], True),
                               (True, ["--provider", "cuda"], False),
                               (True, ["--evaluator", "uniform"], False)):
@@ -110,8 +112,9 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     from engine.engine import Engine
     from engine.onnx_evaluator import OnnxModel
     from engine.raw_nn import raw_nn
-    shipped = launch_flags.SHIPPED_MODEL
-    ev = factory.build_evaluator(launch_flags.parse_flags(["--int8", "--boardsize", "9"]))
+    shipped = model_path("dosaku-b6c96")  # a net that ships its int8 copy
+    ev = factory.build_evaluator(launch_flags.parse_flags(["--int8", "--boardsize", "9",
+                                                           "--model", "dosaku-b6c96"]))
     assert ev.model.source != shipped and ev.raw_model().source == shipped
     assert any(n.op_type == "QuantizeLinear" for n in onnx.load(str(ev.model.source)).graph.node)
     engine = Engine(9, 9, 7.0, evaluator=ev)

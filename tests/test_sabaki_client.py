@@ -108,8 +108,8 @@ def check_analysis(stream: dict, kata: bool) -> None:
     assert totals == sorted(totals) and totals[-1] > totals[0]  # the search kept going
 
 
-def check_session(out: dict) -> None:
-    assert (out["name"], out["protocol"]) == ("Dosaku", "2")
+def check_session(out: dict, name: str) -> None:
+    assert (out["name"], out["protocol"]) == (name, "2")
     assert {"kata-analyze", "lz-analyze", "undo", "showboard", "genmove"} <= set(out["commands"])
     assert [tuple(c["args"]) for c in out["synced"]["history"]] == HISTORY
     assert out["komi"] == "6.5"
@@ -129,7 +129,7 @@ def check_session(out: dict) -> None:
 
 
 def test_sabaki_session_with_random_playouts():
-    check_session(run_session("--evaluator", "rollout", "--visits", "60"))
+    check_session(run_session("--evaluator", "rollout", "--visits", "60"), "Dosaku")
 
 
 def test_sabaki_session_with_the_katago_net(b6c96_file):
@@ -138,6 +138,7 @@ def test_sabaki_session_with_the_katago_net(b6c96_file):
     from networks.int8_copy import int8_for
     # On a CPU with AVX2 the engine quantizes the net the first time it starts (about a minute,
     # cached afterwards): done here first, so the session's deadline times the protocol only.
-    if parse_flags(["--model", str(b6c96_file)]).int8:
-        assert int8_for(onnx_for(b6c96_file)) is not None
-    check_session(run_session("--model", str(b6c96_file), "--visits", "30"))
+    if parse_flags(["--model", str(b6c96_file)]).int8 is not False:  # None: a convolution net's
+        assert int8_for(onnx_for(b6c96_file)) is not None  # default is int8
+    check_session(run_session("--model", str(b6c96_file), "--visits", "30"),
+                  "Dosaku (g170-b6c96-s175395328-d26788732)")

@@ -1,5 +1,6 @@
 """The quick stand-in for the GNU Go matches (tests/test_strength_gnugo.py, marked strength):
-positions of a game the shipped default net played against GNU Go level 10, replayed at the
+positions of a game the shipped net `dosaku-b6c96` (the fast net the strength match names)
+played against GNU Go level 10, replayed at the
 match's settings (100 visits a move, one evaluation in flight, float32), each answered as it
 was recorded.
 
@@ -7,7 +8,7 @@ tests/data/strength_replay.json holds, for every position, the moves that led to
 the engine chose and its three most visited moves. A choice outside those three means that the
 search, the features, the rules or the net changed what the engine plays; float differences
 between CPUs can swap close candidates, so the test asks for the top three, not the very move.
-The file names the net it was recorded with: after a new default net, record again with
+The file names the net it was recorded with: after a change of that net, record again with
 `python -m tests.test_strength_replay` (needs GNU Go).
 """
 
@@ -23,20 +24,21 @@ from engine import board as B
 from engine.constants import BLACK, WHITE, opponent
 from engine.coords import format_vertex, parse_vertex, point_from_action
 from launch.factory import engine_from_flags
-from weights import default_model_path
+from weights import model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "strength_replay.json"
 FLAGS = ["--visits", "100", "--threads", "1", "--no-int8", "--boardsize", "9", "--komi", "7",
          "--rules", "chinese"]  # the strength match's settings
 GNUGO_10 = "--mode gtp --level 10 --chinese-rules --seed 1"
+NET = "dosaku-b6c96"  # tests/test_strength_gnugo.py's net
 TOP = 3
 COLOR = {"b": BLACK, "w": WHITE}
 NAME = {BLACK: "b", WHITE: "w"}
 
 
 def net_sha256() -> str:
-    return hashlib.sha256(default_model_path().read_bytes()).hexdigest()
+    return hashlib.sha256(model_path(NET).read_bytes()).hexdigest()
 
 
 def replay(engine, moves: list[list[str]]) -> None:
@@ -77,7 +79,7 @@ def test_the_record_is_a_game_with_many_positions(recorded):
 
 
 def test_recorded_positions_get_their_recorded_moves(recorded):
-    engine = engine_from_flags(FLAGS)  # the shipped default net
+    engine = engine_from_flags(FLAGS + ["--model", NET])
     off = []
     for p in recorded["positions"]:
         chosen, _ = answer(engine, p["moves"], p["to_move"])
@@ -92,7 +94,7 @@ def record(gnugo: str, every: int = 3, plies: int = 48) -> dict:
     """Play the default net (Black) against GNU Go level 10 and keep every `every`-th position
     where the engine is to move, answered as the test answers it."""
     from tournament.controller import GtpController
-    engine = engine_from_flags(FLAGS)
+    engine = engine_from_flags(FLAGS + ["--model", NET])
     moves: list[list[str]] = []
     wanted = []
     with GtpController(f"{gnugo} {GNUGO_10}") as peer:

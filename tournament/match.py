@@ -4,7 +4,7 @@ Games 2k and 2k+1 share their opening with colours swapped (rules of a game:
 tournament/match_game.py). Each worker thread keeps its own engine processes across games and
 restarts one that crashed or timed out. Results go to OUT/match.json after every game, one SGF
 per game; a rerun with the same OUT skips games recorded in match.json whose SGF exists and
-refuses changed settings.
+refuses changed settings. tournament/records.py keeps a finished OUT as one file.
 """
 
 from __future__ import annotations

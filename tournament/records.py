@@ -115,10 +115,10 @@ def memory(samples: list[dict]) -> list[dict]:
 
 
 def head_commit() -> str | None:
-    """The checkout's commit, short; None outside git."""
+    """The commit of the checkout this code runs from, short; None outside git."""
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+                              text=True, check=True, cwd=Path(__file__).parent).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -178,6 +178,7 @@ def write(path: str | Path, record: Record) -> None:
 
 
 def read(path: str | Path, header_only: bool = False) -> Record:
+    """The record at `path`; with `header_only` its first line alone, all an index needs."""
     with _open(path, "r", str(path).endswith(".gz")) as fh:
         header = json.loads(fh.readline())
         games = [] if header_only else [json.loads(line) for line in fh]
@@ -215,6 +216,7 @@ def unpack(path: str | Path, out_dir: str) -> None:
 
 
 def record_name(path: str | Path) -> str:
+    """A record's name: its file name without the suffix."""
     name = Path(path).name
     for suffix in SUFFIXES:
         if name.endswith(suffix):

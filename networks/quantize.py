@@ -1,14 +1,15 @@
 """Int8 copy of a converted network: onnxruntime static quantization of the trunk convolutions.
 
-On CPUs with int8 dot-product instructions (AVX-512 VNNI, AVX-VNNI) the quantized trunk runs
-about three times as many evaluations per CPU second as float32, on AVX2 alone 1.7 times. The
-heads (policy, value, ownership) and the global-pooling matrix products stay in float32:
-quantizing them costs the most accuracy for the least time. So does the stem, the convolution of
+On CPUs with AVX2 the quantized trunk runs more evaluations per CPU second than float32, several
+times as many where the CPU has int8 dot products (AVX-512 VNNI, AVX-VNNI; the figures are in
+docs/performance.md#int8-for-convolution-nets). The heads (policy, value, ownership) and the
+global-pooling matrix products stay in float32: quantizing them costs the most accuracy for the
+least time. So does the stem, the convolution of
 the input features: its output starts the residual stream, and an error there reaches every
 block. A convolution read only by a ReLU keeps the range ReLU passes, [0, max], so that its 8
 bits do not go to values ReLU drops (relu_ranges). At equal visits on 19x19 the int8 net of
-recipe v2, without these two, lost 78-122 to float32 (docs/strength.md). Activation ranges are
-calibrated on positions of games the float32 net plays against itself (moves sampled from its
+recipe v2, without these two, lost clearly to float32 (docs/history.md#int8). Activation ranges
+are calibrated on positions of games the float32 net plays against itself (moves sampled from its
 policy), on 9x9 and 19x19, under random symmetries.
 
     python -m networks.quantize NET.onnx|NET.bin.gz OUT.onnx

@@ -1,6 +1,7 @@
 """The documentation stays true to the code: docs/gtp.md lists exactly the GTP commands the
-engine's registry has, every relative link in README.md and docs/ reaches a file (and a
-heading, when it names one), and every docs page (and section) the code cites exists."""
+engine's registry has, every relative link in README.md, docs/, the records' index and the
+model cards reaches a file (and a heading, when it names one), and every docs page (and
+section) the code cites exists."""
 
 import re
 from pathlib import Path
@@ -53,7 +54,8 @@ def broken_target(source: Path, target: str, root: Path = ROOT) -> str | None:
 
 
 def doc_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+            ROOT / "records" / "README.md", *sorted((ROOT / "weights").glob("*.md"))]
 
 
 def test_gtp_doc_lists_exactly_the_registered_commands():
@@ -71,7 +73,7 @@ def test_command_reader_sees_only_the_command_tables():
     assert documented_commands(text) == {"play", "gg-undo"}
 
 
-def test_relative_links_in_readme_and_docs_resolve():
+def test_relative_links_in_the_documents_resolve():
     broken = {}
     for path in doc_files():
         for target in LINK.findall(prose(path.read_text())):

@@ -21,7 +21,8 @@ from tournament import review
 from tournament.review import Cache, load_game, mistakes, review_positions
 
 ROOT = Path(__file__).resolve().parents[1]
-GAME = ROOT / "docs" / "matches" / "b6c96-100visits-vs-gnugo10-9x9" / "game-0001.sgf"
+# game 1 of records/b6c96-100visits-vs-gnugo10-9x9.jsonl.gz: Dosaku against GNU Go on 9x9
+GAME = ROOT / "tests" / "data" / "gnugo-game-9x9.sgf"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # 9x9, Black E5 is captured by move 10 (W F5 fills its last liberty), two passes at the end
 SHORT = (b"(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]PB[b]PW[w];B[ee];W[de];B[ce];W[ed];B[cd];W[ef];"

@@ -4,7 +4,7 @@ Games 2k and 2k+1 share their opening with colours swapped (rules of a game:
 tournament/match_game.py). Each worker thread keeps its own engine processes across games and
 restarts one that crashed or timed out. Results go to OUT/match.json after every game, one SGF
 per game; a rerun with the same OUT skips games recorded in match.json whose SGF exists and
-refuses changed settings.
+refuses changed settings. tournament/records.py keeps a finished OUT as one file.
 """
 
 from __future__ import annotations
@@ -30,6 +30,17 @@ CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "
                "game_time", "max_moves", "referee", "seed", "clock", "clock_command")
 
 
+def sgf_name(index: int) -> str:
+    """The SGF file of game `index` (from 0) in a match's --out folder."""
+    return f"game-{index + 1:04d}.sgf"
+
+
+def config_dict(cfg: MatchConfig) -> dict:
+    """The settings match.json keeps and a rerun must find unchanged."""
+    d = asdict(cfg)
+    return {k: d[k] for k in CONFIG_KEYS}
+
+
 class Match:
     """Schedules the games, stores results, restarts where a previous run stopped."""
 
@@ -47,10 +58,6 @@ class Match:
         self._all_slots: list[EngineSlots] = []
         self._lock = threading.Lock()
 
-    def _config_dict(self) -> dict:
-        d = asdict(self.cfg)
-        return {k: d[k] for k in CONFIG_KEYS}
-
     def load_previous(self) -> None:
         """Keep the games of an earlier run whose SGF still exists; refuse changed settings."""
         if not os.path.exists(self.path):
@@ -60,8 +67,8 @@ class Match:
                 data = json.load(fh)
         except ValueError as exc:
             raise MatchError(f"{self.path} is unreadable ({exc}); use another --out") from None
-        old = data.get("config", {})
-        changed = [k for k in CONFIG_KEYS if old.get(k) != self._config_dict()[k]]
+        old, new = data.get("config", {}), config_dict(self.cfg)
+        changed = [k for k in CONFIG_KEYS if old.get(k) != new[k]]
         if changed:
             raise MatchError(f"{self.path} was written with different settings "
                              f"({', '.join(changed)}); use another --out")
@@ -92,12 +99,12 @@ class Match:
     def _play_one(self, index: int) -> dict:
         runner = GameRunner(self.cfg, self._slots(), self.timer)
         result, moves = runner.play(index, self.opening(index))
-        result.sgf = f"game-{index + 1:04d}.sgf"
+        result.sgf = sgf_name(index)
         write_sgf(os.path.join(self.cfg.out, result.sgf), self.cfg, result, moves)
         return asdict(result)
 
     def save(self) -> None:
-        data = {"config": self._config_dict(),
+        data = {"config": config_dict(self.cfg),
                 "games": [self.records[i] for i in sorted(self.records)],
                 "summary": tally(list(self.records.values()))}
         write_json(self.path, data)

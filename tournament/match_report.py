@@ -15,8 +15,9 @@ from tournament.elo import estimate, format_elo
 from tournament.match_game import GameResult, MatchConfig, Move, color_letter
 
 
-def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -> None:
-    """Save one game with sgfmill."""
+def sgf_bytes(cfg: MatchConfig, rec: GameResult, moves: list[Move],
+              date: str | None = None) -> bytes:
+    """One game as sgfmill serialises it; `date` (DT) defaults to today."""
     game = sgf.Sgf_game(size=cfg.size)
     root = game.get_root()
     root.set("KM", cfg.komi)
@@ -24,7 +25,7 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -
     root.set("PW", rec.white_name)
     root.set("RE", rec.result)
     root.set("GN", f"game {rec.game}")
-    root.set("DT", time.strftime("%Y-%m-%d"))
+    root.set("DT", date or time.strftime("%Y-%m-%d"))
     root.set("RU", cfg.rules)
     if cfg.clock is not None:
         spec = cfg.clock_spec()
@@ -40,9 +41,15 @@ def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move]) -
         node.set_move(color_letter(color), common.move_from_vertex(vertex, cfg.size))
         if i + 1 == rec.opening:
             node.set("C", "end of opening")
+    return game.serialise()
+
+
+def write_sgf(path: str, cfg: MatchConfig, rec: GameResult, moves: list[Move],
+              date: str | None = None) -> None:
+    """Save one game (sgf_bytes) through a temporary file."""
     tmp = path + ".tmp"
     with open(tmp, "wb") as fh:
-        fh.write(game.serialise())
+        fh.write(sgf_bytes(cfg, rec, moves, date))
     os.replace(tmp, path)
 
 

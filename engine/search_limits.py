@@ -62,13 +62,14 @@ def should_stop(limits: SearchLimits, stop, tree, root_legal, visits: int, playo
                 elapsed: float, step: float) -> bool:
     """Whether to launch no more batches; visits and playouts count those in flight.
 
-    The time limit stops when one more batch would end further past it than we are short
-    of it (`step`: seconds from launching a batch to its results, the last time); early stop
-    when no other root move can catch up with the most visited one.
+    The time limit stops when one more batch would end past it (`step`: seconds from
+    launching a batch to its results, the last time): a batch launched later would make the
+    move late, and a late move under byo-yomi costs a period; early stop when no other root
+    move can catch up with the most visited one.
     """
     if stop is not None and stop.is_set():
         return True
-    if limits.seconds and elapsed + 0.5 * step >= limits.seconds:
+    if limits.seconds and elapsed + step >= limits.seconds:
         return True
     return bool(limits.early_stop and playouts
                 and root_visit_gap(tree, root_legal)

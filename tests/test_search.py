@@ -16,7 +16,7 @@ from engine.rollout import RolloutEvaluator
 from engine.rules import PRESETS
 from engine.search import Search
 from engine.search_buffers import KIND_EVAL, KIND_EVAL_END
-from engine.search_limits import SearchLimits
+from engine.search_limits import SearchLimits, should_stop
 from tests.boards import game_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 
@@ -237,6 +237,17 @@ class TickingClock:
     def monotonic(self) -> float:
         self.now += self.tick
         return self.now
+
+
+@pytest.mark.parametrize("elapsed, step, launch", [(0.0, 0.0, True), (0.6, 0.35, True),
+                                                   (0.7, 0.35, False), (0.9, 0.05, True),
+                                                   (0.96, 0.05, False), (1.2, 0.0, False)])
+def test_no_batch_is_launched_that_would_end_past_the_time_limit(elapsed, step, launch):
+    """A batch launched at `elapsed` returns `step` seconds later (as the last one did): under
+    a 1 s limit it is launched only if it comes back in time, since a late move costs a
+    byo-yomi period (a soak lost one game on time when half a step was allowed past it)."""
+    limits = SearchLimits(seconds=1.0)
+    assert should_stop(limits, None, None, None, 0, 0, elapsed, step) is not launch
 
 
 def test_early_stop_cuts_the_time_only_when_the_clock_keeps_what_is_saved(monkeypatch):

@@ -72,7 +72,7 @@ def main(katago: str, config: str, model: str) -> None:
     version = subprocess.run([katago, "version"], capture_output=True, text=True).stdout
     data = {"katago": version.splitlines()[0], "model": Path(model).name,
             "exchange": exchange(command)}
-    OUT.write_text(json.dumps(data, indent=1) + "\n")
+    OUT.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     print(f"wrote {OUT}")
 
 

@@ -25,6 +25,7 @@ BENCHES = [
     "selfplay:measure_teacher",
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",
+    "analysis",
     "startup",
     "startup:measure_cold",
     "startup:measure_cold_network",

@@ -101,5 +101,8 @@ def main(argv: list[str]) -> None:
              "up to %d", settings.analysis_threads, settings.search_threads, settings.max_batch)
     print(READY, file=sys.stderr, flush=True)
     server.serve(sys.stdin.buffer, "quit-without-waiting" in switches)
+    if batcher.calls:
+        log.info("%d positions evaluated in %d network calls (%.1f a call)", batcher.rows,
+                 batcher.calls, batcher.rows / batcher.calls)
     logging.shutdown()
     os._exit(0)

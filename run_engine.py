@@ -1,5 +1,6 @@
 """Composition root: parse flags, start building the Engine, serve GTP on stdin/stdout; or,
-as `dosaku analysis ...`, KataGo's JSON analysis engine (kata_analysis/).
+as `dosaku analysis ...`, KataGo's JSON analysis engine (kata_analysis/); or, as
+`dosaku review GAMES...`, the review of a game collection (tournament/review_batch.py).
 
 The flags come from the settings table (launch/settings.py) and the Engine from launch/factory.py.
 The GTP loop starts at once; the Engine (numba kernels, later the network) is built on a
@@ -25,6 +26,12 @@ def main(argv: list[str] | None = None) -> None:
         from kata_analysis.cli import main as analysis_main
         analysis_main(argv[1:])
         return
+    if argv[:1] == ["review"]:  # a collection of games, on local workers or a Ray cluster
+        from tournament.review_batch import main as review_main
+        ray_runner = None
+        if any(a.startswith("--ray-address") for a in argv):
+            from training.review_ray import run_on_ray as ray_runner
+        sys.exit(review_main(argv[1:], ray_runner))
     args = parse_flags(argv)
     handlers = [logging.StreamHandler(sys.stderr)]
     if args.log_file:

@@ -6,6 +6,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,14 @@ class AnalysisProc:
     def _read_stderr(self) -> None:
         for raw in self.p.stderr:
             self.stderr.append(raw.decode(errors="replace"))
+
+    def stderr_text(self, wanted: str, timeout: float = HANG) -> str:
+        """stderr so far, once it holds `wanted` (its reader runs on a thread of its own)."""
+        deadline = time.monotonic() + timeout
+        while wanted not in "".join(self.stderr):
+            assert time.monotonic() < deadline, f"{wanted!r} never came on stderr"
+            time.sleep(0.05)
+        return "".join(self.stderr)
 
     def send(self, *messages) -> None:
         """Send each message: a dict as one JSON line, a str as it is (plus a newline)."""

@@ -32,8 +32,7 @@ def test_katago_command_line_ready_line_and_unused_keys(engine):
     engine.send({"id": "v", "action": "query_version"})
     assert engine.answer() == {"id": "v", "action": "query_version", "version": "1.17.2",
                                "git_hash": "<omitted>"}
-    text = "".join(engine.stderr)
-    assert "Started, ready to begin handling requests" in text
+    engine.stderr_text("Started, ready to begin handling requests")  # KataGo's ready line
     unused = [line for line in engine.stderr if "does not use" in line]
     assert len(unused) == 1 and all(k in unused[0] for k in ("logDir", "nnCacheSizePowerOfTwo",
                                                              "homeDataDir"))

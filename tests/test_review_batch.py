@@ -5,9 +5,11 @@ a broken game reported without stopping the others, an interrupted run resumed."
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -98,18 +100,33 @@ def free_port() -> int:
 
 @pytest.mark.slow  # a Ray cluster takes a while to start and stop
 def test_ray_cluster_workers_review_a_folder(games, tmp_path):
+    """A head node started as a user starts one (`ray start --head`, here with --block so
+    that the test owns its processes and ends them alone, not every Ray on the machine)."""
     ray = shutil.which("ray", path=os.path.dirname(sys.executable))
     assert ray, "the test extra installs ray"
     env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_USAGE_STATS_ENABLED="0")
     port = free_port()
-    subprocess.run([ray, "start", "--head", f"--port={port}", "--num-cpus=2",
-                    "--include-dashboard=false", f"--temp-dir={tmp_path / 'ray'}"],
-                   check=True, capture_output=True, env=env, timeout=300)
+    short = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
+    head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}",
+                             "--node-ip-address=127.0.0.1", "--num-cpus=2",
+                             "--include-dashboard=false", f"--temp-dir={short}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, start_new_session=True)
     try:
+        for line in head.stdout:
+            if "Ray runtime started" in line:
+                break
+        else:
+            pytest.fail("ray start --head did not start")
         out = tmp_path / "out"
         done = review(str(games), "--out", str(out), "--workers", "2",
                       "--ray-address", f"127.0.0.1:{port}", *FLAGS, env=env)
         assert done.returncode == 0, done.stderr[-2000:]
         check_reviewed(out, games)
     finally:
-        subprocess.run([ray, "stop", "--force"], capture_output=True, env=env, timeout=300)
+        os.killpg(head.pid, signal.SIGTERM)  # the head and every Ray process it started
+        try:
+            head.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+        shutil.rmtree(short, ignore_errors=True)

@@ -26,6 +26,7 @@ BENCHES = [
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",
     "analysis",
+    "review",
     "startup",
     "startup:measure_cold",
     "startup:measure_cold_network",

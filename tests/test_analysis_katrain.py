@@ -34,7 +34,7 @@ def dosaku_executable(folder: Path) -> str:
     return str(exe)
 
 
-@pytest.mark.slow  # 45 s alone on two loaded cores; tests/test_analysis_protocol.py is the quick check
+@pytest.mark.slow  # 45 s alone on two loaded cores; test_analysis_protocol.py is the quick check
 def test_katrain_reviews_a_game_through_dosaku(tmp_path):
     katrain = KaTrainBase(force_package_config=True, debug_level=0)
     config = dict(katrain.config("engine"), katago=dosaku_executable(tmp_path),

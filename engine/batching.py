@@ -83,7 +83,7 @@ class SharedBatcher:
             return taken
 
     def _serve(self) -> None:
-        merged: dict[tuple, PositionBatch] = {}  # this thread's buffers by group and size
+        merged: dict[tuple, PositionBatch] = {}  # this thread's buffers, one per group
         while True:
             taken = self._take()
             try:
@@ -91,8 +91,9 @@ class SharedBatcher:
                     results = [self.evaluator.evaluate(taken[0][0])]
                 else:
                     results = self._evaluate_together([b for b, _ in taken], merged)
-                self.calls += 1
-                self.rows += sum(b.count for b, _ in taken)
+                with self._ready:
+                    self.calls += 1
+                    self.rows += sum(b.count for b, _ in taken)
             except BaseException as exc:  # each search's evaluate raises it
                 for _, done in taken:
                     done.set_exception(exc)

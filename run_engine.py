@@ -1,10 +1,11 @@
-"""Composition root: parse flags, start building the Engine, serve GTP on stdin/stdout.
+"""Composition root: parse flags, start building the Engine, serve GTP on stdin/stdout; or,
+as `dosaku analysis ...`, KataGo's JSON analysis engine (kata_analysis/); or, as
+`dosaku review GAMES...`, the review of a game collection (tournament/review_batch.py).
 
 The flags come from the settings table (launch/settings.py) and the Engine from launch/factory.py.
 The GTP loop starts at once; the Engine (numba kernels, later the network) is built on a
 background thread and the first command that needs it waits. Only GTP answers reach the real
-stdout: file descriptor 1 is pointed at stderr so that stray prints, from C libraries too,
-cannot corrupt the protocol stream.
+stdout (launch/stdio.py).
 """
 
 import logging
@@ -14,21 +15,24 @@ import time
 
 from launch.factory import build_engine
 from launch.flags import announce_evaluator, parse_flags
+from launch.stdio import protocol_stream
 from weights import net_name
 
 log = logging.getLogger("dosaku")
 
 
-def _protocol_stream():
-    """A private binary handle on the real stdout; fd 1 and sys.stdout then go to stderr."""
-    sys.stdout.flush()
-    out = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return out
-
-
 def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["analysis"]:  # KataGo's JSON analysis engine, as `katago analysis`
+        from kata_analysis.cli import main as analysis_main
+        analysis_main(argv[1:])
+        return
+    if argv[:1] == ["review"]:  # a collection of games, on local workers or a Ray cluster
+        from tournament.review_batch import main as review_main
+        ray_runner = None
+        if any(a.startswith("--ray-address") for a in argv):
+            from training.review_ray import run_on_ray as ray_runner
+        sys.exit(review_main(argv[1:], ray_runner))
     args = parse_flags(argv)
     handlers = [logging.StreamHandler(sys.stderr)]
     if args.log_file:
@@ -44,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     from gtp.commands import Commands
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer
-    out = _protocol_stream()
+    out = protocol_stream()
     loader = EngineLoader.start(lambda: build_engine(args, background=True),
                                 network=args.evaluator == "onnx")
     net = net_name(args.model) if args.evaluator == "onnx" else None

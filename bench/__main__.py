@@ -25,6 +25,8 @@ BENCHES = [
     "selfplay:measure_teacher",
     "selfplay:measure_selfplay",
     "selfplay:measure_ray",
+    "analysis",
+    "review",
     "startup",
     "startup:measure_cold",
     "startup:measure_cold_network",

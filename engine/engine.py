@@ -400,7 +400,9 @@ class Engine:
         stats = self.search.root_stats()
         chosen = choose_action(stats, self.config, self._rng, self.game, sample=False)
         lcb = lower_confidence_bounds(stats, self.config.lcb_stdevs)
-        return analysis_snapshot(self.search, stats, chosen, lcb, *self.size)
+        utility_lcb = lower_confidence_bounds(
+            replace(stats, value=stats.utility, value_sq=stats.utility_sq), self.config.lcb_stdevs)
+        return analysis_snapshot(self.search, stats, chosen, lcb, *self.size, utility_lcb)
 
     @_after_warm_up
     def think(self, color: int) -> AnalysisSnapshot:
@@ -432,6 +434,23 @@ class Engine:
                         on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
+
+    @_after_warm_up
+    def analyze_position(self, visits: int = 0, seconds: float = 0.0,
+                         stop: threading.Event | None = None,
+                         on_update: Callable[[AnalysisSnapshot], None] | None = None,
+                         interval: float = 1.0, avoid=(), allow=None,
+                         root_temperature: float = 1.0) -> AnalysisSnapshot:
+        """One search of the side to move's options, as a query of KataGo's analysis engine
+        asks: until `visits` root visits or `seconds` (0: no such limit) or `stop`, reporting
+        every `interval` seconds; plays nothing and returns the final snapshot. avoid / allow
+        as in `analyze`; root_temperature > 1 flattens the root's priors (Search.run)."""
+        color = self.to_move
+        game = self._view(self._permitted(avoid, allow))
+        update = None if on_update is None else (lambda: on_update(self.snapshot(color)))
+        self.search.run(game, color, SearchLimits(visits=visits, seconds=seconds), stop=stop,
+                        on_update=update, interval=interval, root_temperature=root_temperature)
+        return self.snapshot(color)
 
     def _permitted(self, avoid, allow) -> np.ndarray | None:
         """The root moves avoid/allow leave (bool per action, pass last), None for all."""

@@ -33,10 +33,10 @@ from engine.evaluator import PositionBatch, capabilities_of
 from engine.positions import batch_row_from_game
 from engine.recenter import recenter_utilities
 from engine.scores import score_columns
-from engine.search_buffers import OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
+from engine.search_buffers import KIND_STORED, OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
 from engine.search_limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
-from engine.search_results import (OwnershipMean, RootStats, principal_variation,
-                                   root_stats)
+from engine.search_results import (OwnershipMean, RootStats, principal_variation, pv_visits,
+                                   root_policy, root_stats)
 from engine.selection import select_batch
 
 
@@ -212,7 +212,8 @@ class Search:
         b.seed = int(self.rng.integers(1 << 31))
         self._root_policy = np.asarray(self.evaluator.evaluate(b).policy[0], np.float64)
 
-    def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float) -> None:
+    def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float,
+                          temperature: float = 1.0) -> None:
         t = self.tree
         root = self.root
         s = int(t.node_edge_start[root])
@@ -222,6 +223,8 @@ class Search:
             else self._root_policy[actions]
         legal = self.root_legal[actions]
         prior = np.where(legal, prior, 0.0)
+        if temperature != 1.0:  # KataGo's rootPolicyTemperature: > 1 widens the search
+            prior = prior ** (1.0 / temperature)
         total = prior.sum()
         n_legal = int(legal.sum())
         prior = prior / total if total > 0 else legal / max(n_legal, 1)
@@ -236,11 +239,13 @@ class Search:
 
     def run(self, game, color: int, limits: SearchLimits, stop=None, on_update=None,
             interval: float = 1.0, noise_weight: float = 0.0,
-            noise_alpha_scale: float = 0.03 * 361, pondering: bool = False) -> int:
+            noise_alpha_scale: float = 0.03 * 361, pondering: bool = False,
+            root_temperature: float = 1.0) -> int:
         """Search the position of `game` with `color` to move; returns new playouts.
 
         on_update() is called about every `interval` seconds; `stop` (an Event) ends early.
         pondering: a search that runs on the opponent's time (see _seed_search).
+        root_temperature: the root's priors are raised to 1 / this power (1: as they are).
         """
         self._seed_search(pondering)
         self._ensure_root(game, color)
@@ -252,7 +257,7 @@ class Search:
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
         self._evaluate_root_policy(game, color)
         if t.node_state[self.root] == T.EXPANDED:
-            self._setup_root_prior(noise_weight, noise_alpha_scale)
+            self._setup_root_prior(noise_weight, noise_alpha_scale, root_temperature)
         for slot in self._slots:
             slot.batch.handicap_stones = game.handicap
         fp, ip = self._kernel_params(game, noise_weight)
@@ -304,7 +309,7 @@ class Search:
                 playouts += slot.leaves
                 free.append(slot)
                 if not self._prior_ready and t.node_state[self.root] == T.EXPANDED:
-                    self._setup_root_prior(noise_weight, noise_alpha_scale)
+                    self._setup_root_prior(noise_weight, noise_alpha_scale, root_temperature)
                 if on_update is not None and time.monotonic() >= next_update:
                     on_update()
                     next_update = time.monotonic() + interval
@@ -387,8 +392,18 @@ class Search:
             score = score_columns(ev)
             if ev.ownership is not None:
                 b = slot.batch
-                self._ownership.add(ev.ownership, b.to_move[:b.count], color)
+                self._ownership.add(ev.ownership, b.to_move[:b.count], color,
+                                    self._row_root_actions(slot))
         expand_and_backup(fp, ip, slot.leaves, policy, value, score, *self.tree, *slot.buf)
+
+    def _row_root_actions(self, slot: "_Slot") -> np.ndarray:
+        """The root move each evaluated row of the slot's batch descends from (-1: the root)."""
+        buf = slot.buf
+        actions = np.full(slot.batch.count, -1, np.int64)
+        leaves = slot.leaves
+        evaluated = (buf.leaf_kind[:leaves] != KIND_STORED) & (buf.path_len[:leaves] > 0)
+        actions[buf.leaf_row[:leaves][evaluated]] = buf.path_actions[:leaves, 0][evaluated]
+        return actions
 
     def _set_score_center(self, fp) -> bool:
         """Centre of the dynamic score utility: 0.8 x the root's expected score for its side
@@ -405,9 +420,10 @@ class Search:
         return visits > 0
 
     # ---- results ---------------------------------------------------------------------------
-    def ownership(self) -> np.ndarray | None:
-        """Average ownership of the leaves evaluated in this search, root side to move's view."""
-        return self._ownership.mean()
+    def ownership(self, action: int | None = None) -> np.ndarray | None:
+        """Average ownership of the leaves evaluated in this search (under root move `action`
+        when given), root side to move's view."""
+        return self._ownership.mean() if action is None else self._ownership.mean_after(action)
 
     def root_stats(self) -> RootStats:
         """The root's children as this search sees them (its legal moves, its priors)."""
@@ -417,3 +433,11 @@ class Search:
     def principal_variation(self, action: int, max_len: int = 30) -> list[int]:
         """Actions from the root's `action` on, following the most visited child."""
         return principal_variation(self.tree, action, max_len)
+
+    def pv_visits(self, pv: list[int]) -> list[int]:
+        """Visits of the node each action of `pv` (from the root on) leads to."""
+        return pv_visits(self.tree, pv)
+
+    def root_policy(self, num_actions: int) -> np.ndarray:
+        """The root's prior by action as the evaluator gave it, -1 on illegal actions."""
+        return root_policy(self.tree, num_actions)

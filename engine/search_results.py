@@ -36,6 +36,7 @@ class RootStats:
     #                                   selected by: value plus score utility (0 when unvisited)
     utility_sq: np.ndarray = field(default_factory=lambda: np.zeros(0))  # its mean square
     explore_scale: float = 0.0  # PUCT's exploration factor at the root (0 before a search)
+    root_utility: float = 0.0  # the root's mean utility (value plus score utility)
 
 
 def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
@@ -76,7 +77,8 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
                      -float(t.node_value_sum[root]) / rv if rv else 0.0,
                      -float(t.node_score_sum[root]) / rv if rv else 0.0,
                      mean, stdev, -float(root_mean[0]), float(root_stdev[0]),
-                     utility, utility_sq, scale)
+                     utility, utility_sq, scale,
+                     -float(t.node_sel[root, 1]) / rv if rv else 0.0)
 
 
 def principal_variation(t, action: int, max_len: int = 30) -> list[int]:
@@ -96,9 +98,34 @@ def principal_variation(t, action: int, max_len: int = 30) -> list[int]:
     return pv
 
 
+def pv_visits(t, pv: list[int]) -> list[int]:
+    """Visits of the node each move of `pv` (actions from the root on) leads to."""
+    visits = []
+    node = int(t.meta[T.M_ROOT])
+    for action in pv:
+        node = int(T.find_child(t, node, action))
+        if node == T.NO_NODE:
+            break
+        visits.append(int(t.node_visits[node]))
+    return visits + [0] * (len(pv) - len(visits))
+
+
+def root_policy(t, num_actions: int) -> np.ndarray:
+    """The prior the root was expanded with, by action (pass last), -1 on actions it has no
+    edge for (illegal moves); all -1 before the root is expanded."""
+    out = np.full(num_actions, -1.0)
+    root = int(t.meta[T.M_ROOT])
+    if root != T.NO_NODE and t.node_state[root] == T.EXPANDED:
+        s = int(t.node_edge_start[root])
+        ne = int(t.node_num_edges[root])
+        out[t.edge_action[s:s + ne]] = t.edge_prior[s:s + ne]
+    return out
+
+
 class OwnershipMean:
     """Average ownership of the leaves evaluated under the current root, from the root's side
-    to move's view (evaluators report it from each leaf's side to move)."""
+    to move's view (evaluators report it from each leaf's side to move), overall and under
+    each root move (what analysis reports per candidate)."""
 
     def __init__(self):
         self.clear()
@@ -106,18 +133,34 @@ class OwnershipMean:
     def clear(self) -> None:
         self._sum = None
         self._n = 0
+        self._by_action: dict[int, list] = {}  # root action -> [sum, count]
 
-    def add(self, own, rows_to_move: np.ndarray, color: int) -> None:
-        """Add a batch's ownership rows; `rows_to_move`: each row's side to move."""
+    def add(self, own, rows_to_move: np.ndarray, color: int,
+            root_actions: np.ndarray | None = None) -> None:
+        """Add a batch's ownership rows; `rows_to_move`: each row's side to move;
+        `root_actions`: the root move each row descends from (-1: the root itself)."""
         sign = np.where(rows_to_move == color, 1.0, -1.0)
-        total = (np.asarray(own, np.float64).reshape(len(sign), -1) * sign[:, None]).sum(axis=0)
+        rows = np.asarray(own, np.float64).reshape(len(sign), -1) * sign[:, None]
+        total = rows.sum(axis=0)
         if self._sum is None:
             self._sum = np.zeros_like(total)
         self._sum += total
         self._n += len(sign)
+        if root_actions is None:
+            return
+        for a in np.unique(root_actions[root_actions >= 0]):
+            mine = root_actions == a
+            entry = self._by_action.setdefault(int(a), [np.zeros_like(total), 0])
+            entry[0] += rows[mine].sum(axis=0)
+            entry[1] += int(mine.sum())
 
     def mean(self) -> np.ndarray | None:
         """[W*H], or None before any leaf with ownership was evaluated."""
         if self._sum is None or self._n == 0:
             return None
         return self._sum / self._n
+
+    def mean_after(self, action: int) -> np.ndarray | None:
+        """[W*H] averaged over the leaves under root move `action`, None if none had any."""
+        entry = self._by_action.get(action)
+        return None if entry is None else entry[0] / entry[1]

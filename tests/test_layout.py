@@ -6,6 +6,8 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
   run_engine (the composition root that imports it);
+- kata_analysis/, KataGo's JSON analysis engine, is a server beside gtp/ on the same layers
+  (engine/, launch/, networks/, weights/): neither server imports the other;
 - tournament/, which drives other engines, never imports the gtp server or training;
 - nothing imports run_engine, the composition root (the benchmarks run it as a program);
 - networks/ (reading, converting and quantizing network files, and their cache: steps the
@@ -16,7 +18,10 @@ every package (the packages setup.cfg installs) and of run_engine.py:
   networks/ and weights/; gtp/ reads its settings table, the review tool and the benchmarks use
   its factory;
 - torch and ray appear only under training/, and nothing the engine runs imports training/
-  (run_engine, gtp/, engine/, networks/);
+  (gtp/, kata_analysis/, engine/, networks/); run_engine, the `dosaku` command, reaches the
+  tournament kit and training/ only for `dosaku review` (its Ray runner lives with Ray in
+  training/), inside that branch, and tests/test_run_engine.py checks that serving GTP loads
+  neither;
 - weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
   it before GTP answers).
 
@@ -39,17 +44,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = {"engine", "gtp", "tournament", "training", "networks", "bench", "weights", "launch",
-        "run_engine", "tests"}
+        "kata_analysis", "run_engine", "tests"}
 FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_IN's rules)
     "engine": OURS - {"engine"} | {"onnx"},
-    "gtp": {"tournament", "training", "bench", "run_engine", "tests"},
-    "tournament": {"gtp", "training", "bench", "run_engine", "tests"},
+    "gtp": {"kata_analysis", "tournament", "training", "bench", "run_engine", "tests"},
+    "kata_analysis": {"gtp", "tournament", "training", "bench", "run_engine", "tests"},
+    "tournament": {"gtp", "kata_analysis", "training", "bench", "run_engine", "tests"},
     "networks": OURS - {"networks", "engine", "weights"},
-    "training": {"gtp", "bench", "run_engine", "tests"},
+    "training": {"gtp", "kata_analysis", "bench", "run_engine", "tests"},
     "bench": {"run_engine", "tests"},
-    "launch": {"gtp", "tournament", "training", "bench", "run_engine", "tests"},
+    "launch": {"gtp", "kata_analysis", "tournament", "training", "bench", "run_engine", "tests"},
     "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
-    "run_engine": {"tournament", "training", "bench", "tests"},
+    "run_engine": {"bench", "tests"},
 }
 ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
     "onnxruntime": lambda rel: rel == "engine/onnx_evaluator.py",

@@ -1,0 +1,109 @@
+"""Throughput of the JSON analysis engine: positions analysed a second over 19x19 games, every
+turn of each game at a fixed number of visits, with Dosaku's `dosaku analysis` and, when a
+KataGo binary is given, KataGo's own analysis engine on the same net.
+
+    PYTHONPATH=. python -m bench.analysis [--visits 100] [--games N] [--katago BINARY]
+        [--katago-threads A,S] [--quick] [-- DOSAKU_FLAGS...]
+
+Each engine is started, its ready line awaited on stderr (start-up is not timed), then every
+game is sent as one query with all its turns (`analyzeTurns`), all at once, as a batch review
+does; the clock stops at the last final answer. Games: the 19x19 match records under
+docs/matches. KataGo runs with numAnalysisThreads A and numSearchThreadsPerAnalysisThread S
+(default 4,2: a batch configuration for two cores, its example config's advice for
+throughput), Dosaku with its defaults (16 analysis threads of 2 leaves, batches up to 64).
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sgfmill import sgf
+
+from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ROOT / "docs" / "matches" / "b6c96-1s-vs-gnugo10-19x19"
+READY = b"Started, ready to begin handling requests"
+
+
+def game_queries(count: int, visits: int) -> list[dict]:
+    """One query per game (its whole main line, every turn analysed)."""
+    queries = []
+    for path in sorted(GAMES.glob("*.sgf"))[:count]:
+        game = sgf.Sgf_game.from_bytes(path.read_bytes())
+        moves = []
+        for node in game.get_main_sequence()[1:]:
+            color, move = node.get_move()
+            if color is None:
+                continue
+            vertex = "pass" if move is None else "ABCDEFGHJKLMNOPQRST"[move[1]] + str(move[0] + 1)
+            moves.append([color.upper(), vertex])
+        queries.append({"id": path.stem, "moves": moves, "rules": "chinese",
+                        "komi": game.get_komi(), "boardXSize": 19, "boardYSize": 19,
+                        "maxVisits": visits, "analyzeTurns": list(range(len(moves) + 1))})
+    return queries
+
+
+def run(command: list[str], queries: list[dict]) -> tuple[int, float]:
+    """(positions answered, seconds from sending the queries to the last final answer)."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tempfile.mkdtemp())
+    try:
+        for line in proc.stderr:
+            if READY in line:
+                break
+        else:
+            raise RuntimeError(f"{command[0]} exited before it was ready")
+        expected = sum(len(q["analyzeTurns"]) for q in queries)
+        started = time.monotonic()
+        proc.stdin.write(b"".join(json.dumps(q).encode() + b"\n" for q in queries))
+        proc.stdin.flush()
+        done = 0
+        while done < expected:
+            answer = json.loads(proc.stdout.readline())
+            if "error" in answer:
+                raise RuntimeError(f"{command[0]}: {answer}")
+            done += answer.get("isDuringSearch") is False
+        return done, time.monotonic() - started
+    finally:
+        proc.kill()
+
+
+def measure(quick: bool, katago: str | None = None, threads: str = "4,2",
+            visits: int = 100, games: int = 0, flags: tuple[str, ...] = ()) -> Figures:
+    if not B6C96_MODEL.exists():
+        raise Skip(f"no network at {B6C96_MODEL}")
+    queries = game_queries(games or (1 if quick else 2), 10 if quick else visits)
+    figures = {}
+    dosaku = [sys.executable, str(ROOT / "run_engine.py"), "analysis", "-model",
+              str(B6C96_MODEL), *flags]
+    n, seconds = run(dosaku, queries)
+    figures[" ".join(["dosaku analysis", *flags])] = (n / seconds, "positions/s")
+    if katago:
+        analysis_threads, search_threads = threads.split(",")
+        cfg = Path(tempfile.mkdtemp()) / "analysis.cfg"
+        cfg.write_text(f"numAnalysisThreads = {analysis_threads}\n"
+                       f"numSearchThreadsPerAnalysisThread = {search_threads}\n"
+                       "nnMaxBatchSize = 64\nlogToStderr = false\nlogDir = logs\n")
+        n, seconds = run([katago, "analysis", "-config", str(cfg), "-model",
+                          str(B6C96_MODEL)], queries)
+        figures[f"KataGo analysis ({threads})"] = (n / seconds, "positions/s")
+    return figures
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--katago", help="KataGo binary to compare with")
+    ap.add_argument("--katago-threads", default="4,2", help="numAnalysisThreads,"
+                    "numSearchThreadsPerAnalysisThread of KataGo (default 4,2)")
+    ap.add_argument("--visits", type=int, default=100)
+    ap.add_argument("--games", type=int, default=0, help="games (default 2, quick 1)")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("flags", nargs="*", help="dosaku's own flags (after --), e.g. --no-int8")
+    a = ap.parse_args()
+    print_figures(measure(a.quick, a.katago, a.katago_threads, a.visits, a.games,
+                          tuple(a.flags)))

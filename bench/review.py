@@ -1,0 +1,53 @@
+"""Throughput of `dosaku review` on a game collection with 1 and 2 local workers: positions
+reviewed a second, start-up included (each worker builds its engine once).
+
+    PYTHONPATH=. python -m bench.review [--games 4] [--visits 100] [--quick]
+
+Games: the 19x19 match records under docs/matches (9x9 ones with --quick), the g170 b6c96 net
+from ../shared; every run starts from an empty output folder.
+"""
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sgfmill import sgf
+
+from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+
+ROOT = Path(__file__).resolve().parents[1]
+MATCHES = ROOT / "docs" / "matches"
+
+
+def measure(quick: bool, games: int = 4, visits: int = 100) -> Figures:
+    if not B6C96_MODEL.exists():
+        raise Skip(f"no network at {B6C96_MODEL}")
+    folder = MATCHES / ("b6c96-100visits-vs-gnugo10-9x9" if quick
+                        else "b6c96-1s-vs-gnugo10-19x19")
+    chosen = sorted(folder.glob("*.sgf"))[:games]
+    figures = {}
+    for workers in (1, 2):
+        out = tempfile.mkdtemp()
+        started = time.monotonic()
+        subprocess.run([sys.executable, str(ROOT / "run_engine.py"), "review",
+                        *map(str, chosen), "--out", out, "--workers", str(workers),
+                        "--visits", str(16 if quick else visits), "--model", str(B6C96_MODEL),
+                        "--no-progress"], check=True, capture_output=True)
+        seconds = time.monotonic() - started
+        positions = sum(len(sgf.Sgf_game.from_bytes(p.read_bytes()).get_main_sequence())
+                        for p in chosen)  # the root and one node a move: one a position
+        figures[f"dosaku review, {workers} worker{'s' * (workers > 1)}"] = (
+            positions / seconds, "positions/s")
+    return figures
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=4)
+    ap.add_argument("--visits", type=int, default=100)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    print_figures(measure(a.quick, a.games, a.visits))

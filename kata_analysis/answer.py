@@ -1,0 +1,116 @@
+"""A search's AnalysisSnapshot written as KataGo's analysis answer: its keys, its perspective
+(reportAnalysisWinratesAs: BLACK, WHITE, or SIDETOMOVE), its rounding.
+
+The snapshot holds values from the side to move's view; answers from the other side's flip
+winrate and lcb (1 - x), score, utility and ownership (-x), as KataGo does. Floats are rounded
+to 9 significant digits and ownership to 6 decimals, KataGo's precision. `scoreMean` repeats
+`scoreLead` and `scoreSelfplay` holds the expected final score, KataGo's (historical) layout.
+Every visit of a move goes through its one edge (no transpositions) with weight 1, so
+`edgeVisits`, `weight`, `edgeWeight` and `playSelectionValue` equal `visits`; `order` is the
+engine's own choice first (as genmove would choose it), then by visits. Not given: rootInfo's
+raw network values (`rawWinrate`, ...) and position hashes (`thisHash`, `symHash`).
+"""
+
+import math
+
+from engine.constants import BLACK
+from engine.coords import format_vertex
+from kata_analysis.query import Query
+
+PRECISION = 8  # KataGo's: digits after the leading one
+
+
+def round_dynamic(x: float, precision: int = PRECISION) -> float:
+    """x rounded to precision + 1 significant digits."""
+    x = float(x)
+    if not math.isfinite(x) or abs(x) <= 1e-60:
+        return x
+    magnitude = math.floor(math.log10(abs(x))) - precision
+    if magnitude >= 0:
+        return float(round(x))
+    return round(x, -magnitude)
+
+
+def round_ownership(values) -> list[float]:
+    return [round(float(v), 6) + 0.0 for v in values]
+
+
+def flips(query: Query, color: int) -> bool:
+    """Whether values from `color`'s view are shown from the other side's."""
+    if query.perspective == "SIDETOMOVE":
+        return False
+    return (query.perspective == "BLACK") != (color == BLACK)
+
+
+def move_info(m, order: int, query: Query, flip: bool) -> dict:
+    sign = -1.0 if flip else 1.0
+    w, h = query.width, query.height
+    pv = (m.pv or [m.point])[:query.pv_len + 1]
+    info = {
+        "move": format_vertex(m.point, w, h),
+        "visits": m.visits,
+        "edgeVisits": m.visits,
+        "weight": float(m.visits),
+        "edgeWeight": float(m.visits),
+        "winrate": round_dynamic(1.0 - m.winrate if flip else m.winrate),
+        "scoreMean": round_dynamic(sign * m.score_lead),
+        "scoreSelfplay": round_dynamic(sign * (m.score_mean if m.score_mean is not None
+                                               else m.score_lead)),
+        "scoreLead": round_dynamic(sign * m.score_lead),
+        "scoreStdev": round_dynamic(m.score_stdev or 0.0),
+        "prior": round_dynamic(m.prior),
+        "utility": round_dynamic(sign * m.utility),
+        "lcb": round_dynamic(1.0 - m.lcb if flip else m.lcb),
+        "utilityLcb": round_dynamic(sign * m.utility_lcb),
+        "order": order,
+        "playSelectionValue": float(m.visits),
+        "pv": [format_vertex(p, w, h) for p in pv],
+    }
+    if query.pv_visits:
+        visits = (m.pv_visits or [m.visits])[:len(pv)]
+        info["pvVisits"] = visits
+        info["pvEdgeVisits"] = visits
+    if query.moves_ownership:
+        own = m.ownership
+        info["ownership"] = round_ownership([] if own is None else sign * own) or \
+            [0.0] * (w * h)
+    if query.moves_ownership_stdev:
+        info["ownershipStdev"] = [0.0] * (w * h)
+    return info
+
+
+def answer(query: Query, turn: int, color: int, snap, during: bool) -> dict:
+    """The answer for one turn: `snap` (an AnalysisSnapshot) of a search with `color` to
+    move; `during`: a report while the search goes on."""
+    flip = flips(query, color)
+    sign = -1.0 if flip else 1.0
+    searched = [m for m in snap.moves if m.visits > 0]
+    infos = [move_info(m, k, query, flip) for k, m in enumerate(searched)]
+    root = {
+        "visits": snap.root_visits,
+        "weight": float(snap.root_visits),
+        "winrate": round_dynamic(1.0 - snap.root_winrate if flip else snap.root_winrate),
+        "scoreSelfplay": round_dynamic(sign * (snap.root_score_mean or 0.0)),
+        "scoreLead": round_dynamic(sign * snap.root_score_lead),
+        "scoreStdev": round_dynamic(snap.root_score_stdev or 0.0),
+        "utility": round_dynamic(sign * snap.root_utility),
+        "currentPlayer": "B" if color == BLACK else "W",
+    }
+    out = {"id": query.id, "isDuringSearch": during, "moveInfos": infos, "rootInfo": root,
+           "turnNumber": turn}
+    if query.ownership:
+        own = snap.ownership
+        out["ownership"] = round_ownership(sign * own) if own is not None \
+            else [0.0] * (query.width * query.height)
+    if query.ownership_stdev:
+        out["ownershipStdev"] = [0.0] * (query.width * query.height)
+    if query.policy:
+        policy = snap.policy
+        out["policy"] = [round_dynamic(p) if p >= 0 else -1 for p in policy.tolist()] \
+            if policy is not None else [-1] * (query.width * query.height + 1)
+    return out
+
+
+def no_result(query_id: str, turn: int) -> dict:
+    """A turn terminated before any visit (KataGo's answer for it)."""
+    return {"id": query_id, "isDuringSearch": False, "noResults": True, "turnNumber": turn}

@@ -1,0 +1,87 @@
+"""Answers as KataGo writes them, from a made-up snapshot: the perspective flips, the
+rounding, the keys that repeat others, the policy's -1 on illegal points."""
+
+import numpy as np
+import pytest
+
+from engine.analysis_snapshot import AnalysisSnapshot, MoveInfo
+from engine.constants import BLACK, WHITE
+from engine.coords import parse_vertex
+from engine.rules import PRESETS
+from kata_analysis.answer import answer, round_dynamic
+from kata_analysis.query import Query
+
+
+def pt(v):
+    return parse_vertex(v, 3, 3)
+
+
+def query(perspective: str, **flags) -> Query:
+    return Query("q", 3, 3, 7.5, PRESETS["chinese"], [], [], BLACK, [], [0], [0], 10, 0.0,
+                 perspective, 15, 0.0, 1.0, **flags)
+
+
+SNAP = AnalysisSnapshot(
+    moves=[MoveInfo(pt("B2"), 7, 0.75, 0.5, 0.6, 3.25, [pt("B2"), pt("A1")], 2.5, 9.0, 0.4,
+                    0.3, [7, 3], np.array([1.0, -0.5, 0, 0, 0, 0, 0, 0, 0.25])),
+           MoveInfo(pt("A1"), 2, 0.25, 0.1, 0.1, -1.0, [pt("A1")], -1.5, 8.0, -0.3, -0.9, [2]),
+           MoveInfo(pt("C3"), 0, 0.5, 0.01, 0.5)],
+    root_visits=10, root_winrate=0.7, root_score_lead=2.0,
+    ownership=np.array([0.5, -0.25, 0.1234567, 0, 0, 0, 0, 0, -1.0]), root_score_mean=1.5,
+    root_score_stdev=9.5, root_utility=0.35,
+    policy=np.array([0.5, -1, 0.25, 0, 0, 0, 0, 0.125, 0.125, 0.0]))
+
+
+def test_side_to_move_view_is_the_snapshot():
+    a = answer(query("SIDETOMOVE", ownership=True, policy=True, pv_visits=True), 4, WHITE,
+               SNAP, during=False)
+    best = a["moveInfos"][0]
+    assert (best["move"], best["winrate"], best["scoreLead"], best["lcb"]) == \
+        ("B2", 0.75, 3.25, 0.6)
+    assert best["scoreMean"] == best["scoreLead"]  # KataGo's layout: scoreMean is the lead
+    assert best["scoreSelfplay"] == 2.5
+    assert best["pv"] == ["B2", "A1"] and best["pvVisits"] == [7, 3]
+    assert [m["order"] for m in a["moveInfos"]] == [0, 1]  # the unvisited C3 is left out
+    assert a["rootInfo"] == {"visits": 10, "weight": 10.0, "winrate": 0.7, "scoreSelfplay": 1.5,
+                             "scoreLead": 2.0, "scoreStdev": 9.5, "utility": 0.35,
+                             "currentPlayer": "W"}
+    assert a["ownership"][:3] == [0.5, -0.25, 0.123457]
+    assert a["policy"] == [0.5, -1, 0.25, 0, 0, 0, 0, 0.125, 0.125, 0.0]
+    assert (a["id"], a["turnNumber"], a["isDuringSearch"]) == ("q", 4, False)
+
+
+@pytest.mark.parametrize("perspective,color,flipped", [
+    ("BLACK", BLACK, False), ("BLACK", WHITE, True), ("WHITE", WHITE, False),
+    ("WHITE", BLACK, True), ("SIDETOMOVE", WHITE, False), ("SIDETOMOVE", BLACK, False)])
+def test_other_sides_view_flips_winrates_scores_utilities_ownership(perspective, color,
+                                                                    flipped):
+    a = answer(query(perspective, ownership=True, moves_ownership=True), 0, color, SNAP, True)
+    best, root = a["moveInfos"][0], a["rootInfo"]
+    sign = -1 if flipped else 1
+    assert best["winrate"] == (0.25 if flipped else 0.75)
+    assert best["lcb"] == pytest.approx(0.4 if flipped else 0.6)
+    assert (best["scoreLead"], best["scoreSelfplay"], best["utility"], best["utilityLcb"]) == \
+        (sign * 3.25, sign * 2.5, sign * 0.4, sign * 0.3)
+    assert best["scoreStdev"] == 9.0  # a spread has no side
+    assert best["ownership"][:2] == [sign * 1.0, sign * -0.5]
+    assert root["winrate"] == pytest.approx(0.3 if flipped else 0.7)
+    assert (root["scoreLead"], root["utility"]) == (sign * 2.0, sign * 0.35)
+    assert a["ownership"][0] == sign * 0.5
+    assert root["currentPlayer"] == ("B" if color == BLACK else "W")
+
+
+def test_rounding_keeps_nine_significant_digits():
+    assert round_dynamic(0.123456789123) == 0.123456789
+    assert round_dynamic(-45.4328972123) == -45.4328972
+    assert round_dynamic(123456789012.7) == 123456789013.0
+    assert round_dynamic(0.0) == 0.0
+
+
+def test_pv_is_cut_to_the_pv_length_after_its_first_move():
+    q = query("BLACK", pv_visits=True)
+    q.pv_len = 2
+    line = [pt(v) for v in ("B2", "A1", "C3", "A3")]
+    snap = AnalysisSnapshot([MoveInfo(pt("B2"), 9, 0.5, 0.5, 0.5, 0.0, line,
+                                      pv_visits=[9, 5, 2, 1])], 9, 0.5, 0.0)
+    best = answer(q, 0, BLACK, snap, False)["moveInfos"][0]
+    assert best["pv"] == ["B2", "A1", "C3"] and best["pvVisits"] == [9, 5, 2]

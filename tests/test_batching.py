@@ -1,0 +1,85 @@
+"""engine/batching.py: the batches of many searches evaluated in shared calls, each search
+given back exactly its own rows' results, rows of different games never mixed."""
+
+import threading
+
+import numpy as np
+
+from engine.batching import SharedBatcher
+from engine.evaluator import Capabilities, Evaluation, PositionBatch
+from engine.rules import PRESETS
+
+
+class RecordingEvaluator:
+    """Value of a row = its recent_points[0] (a tag the test writes); records each call's
+    komi and row count; a call waits for `release`, so that other batches pile up."""
+
+    capabilities = Capabilities(parallel_calls=1)
+
+    def __init__(self):
+        self.calls = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def evaluate(self, batch):
+        self.entered.set()
+        self.release.wait()
+        n = batch.count
+        self.calls.append((batch.komi, n))
+        legal = batch.legal[:n].astype(np.float32)
+        tags = batch.recent_points[:n, 0].astype(np.float32)
+        return Evaluation(legal / legal.sum(axis=1, keepdims=True), tags, -tags,
+                          np.repeat(tags[:, None], 4, axis=1))
+
+
+def tagged_batch(tags: list[int], komi: float) -> PositionBatch:
+    b = PositionBatch(8, 2, 2, komi, PRESETS["chinese"])
+    b.count = len(tags)
+    b.legal[:b.count] = True
+    b.recent_points[:b.count, 0] = tags
+    return b
+
+
+def test_batches_are_merged_and_each_gets_its_own_rows():
+    fake = RecordingEvaluator()
+    batcher = SharedBatcher(fake, max_rows=64)
+    jobs = [([10 * k + j for j in range(k % 3 + 1)], 7.5 if k % 2 else 6.5) for k in range(12)]
+    results = {}
+
+    def search(k):
+        tags, komi = jobs[k]
+        results[k] = batcher.client(2).evaluate(tagged_batch(tags, komi))
+
+    blocker = threading.Thread(target=lambda: batcher.evaluate(tagged_batch([99], 7.5)))
+    blocker.start()
+    assert fake.entered.wait(30)  # the batcher's one caller is busy: the rest must queue
+    threads = [threading.Thread(target=search, args=(k,)) for k in range(12)]
+    for t in threads:
+        t.start()
+    while len(batcher._waiting) < 12:
+        threading.Event().wait(0.01)
+    fake.release.set()
+    for t in threads + [blocker]:
+        t.join(30)
+    for k, (tags, _) in enumerate(jobs):
+        ev = results[k]
+        assert ev.value.tolist() == tags and ev.score.tolist() == [-t for t in tags]
+        assert ev.ownership.shape == (len(tags), 4) and ev.ownership[:, 0].tolist() == tags
+    total = 1 + sum(len(tags) for tags, _ in jobs)
+    assert sum(n for _, n in fake.calls) == batcher.rows == total
+    assert len(fake.calls) == batcher.calls == 3  # the blocker, then one call per komi
+    assert sorted(komi for komi, _ in fake.calls[1:]) == [6.5, 7.5]
+
+
+def test_a_full_batch_waits_for_the_next_call():
+    fake = RecordingEvaluator()
+    fake.release.set()
+    batcher = SharedBatcher(fake, max_rows=4)
+    out = batcher.evaluate(tagged_batch([1, 2, 3], 7.5))
+    assert out.value.tolist() == [1, 2, 3] and fake.calls == [(7.5, 3)]
+
+
+def test_clients_declare_the_evaluators_capabilities_with_their_own_calls_in_flight():
+    batcher = SharedBatcher(RecordingEvaluator())
+    caps = batcher.client(3).capabilities
+    assert caps.parallel_calls == 3 and caps.has_priors and caps.needs_history

@@ -71,8 +71,8 @@ def measure_time(quick: bool) -> Figures:
 def play_game(black, white, max_moves: int) -> float:
     """Play a game between two engines on their own copies of the board; Black's result
     (1 win, 0.5 draw, 0 loss) by resignation or by final_score after two passes."""
-    from engine.constants import BLACK, PASS_POINT, WHITE
     from engine.engine import RESIGN
+    from engine.rules.constants import BLACK, PASS_POINT, WHITE
     engines = {BLACK: black, WHITE: white}
     passes = 0
     color = BLACK

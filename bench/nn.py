@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from bench.runner import B6C96_MODEL, B10_MODEL, Skip
-from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
+from engine.evaluators.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
 from networks.cache import onnx_for
 from networks.int8_copy import int8_for
 

@@ -13,24 +13,24 @@ from typing import Callable
 
 import numpy as np
 
-from engine import board as B
 from engine import precompile
-from engine.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
 from engine.config import EngineConfig
-from engine.constants import BLACK, EMPTY, WHITE
-from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.dead_stones import DeadStones, black_ownership
-from engine.evaluator import UniformEvaluator
-from engine.free_handicap import free_handicap_points
-from engine.game import GameState, restricted_view
-from engine.move_choice import ResignWatch, choose_action, lower_confidence_bounds
-from engine.positions import position_batch
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS, Rules
-from engine.search import Search
-from engine.search_limits import SearchLimits
-from engine.search_results import RootStats
-from engine.seki import seki_stones
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.evaluators.positions import position_batch
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules import board as B
+from engine.rules.constants import BLACK, EMPTY, WHITE
+from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
+from engine.rules.free_handicap import free_handicap_points
+from engine.rules.game import GameState, restricted_view
+from engine.rules.rulesets import PRESETS, Rules
+from engine.rules.seki import seki_stones
+from engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
+from engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
+from engine.search.results import RootStats
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
@@ -447,7 +447,7 @@ class Engine:
 
     def _view(self, permitted: np.ndarray | None):
         """The game as the next search sees it: root moves limited to `permitted` (None: all;
-        engine.game.restricted_view). A tree searched with other root moves starts afresh, as
+        engine.rules.game.restricted_view). A tree searched with other root moves starts afresh, as
         KataGo's does when the avoided moves change: its root visits went to moves not allowed
         now or passed over moves that are, and would count toward this search's limits."""
         key = None if permitted is None else permitted.tobytes()
@@ -464,10 +464,11 @@ class Engine:
 
     @_after_warm_up
     def raw_nn(self, symmetries: list[int]) -> list:
-        """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
+        """engine.evaluators.raw_nn.RawNN of the current position for each symmetry (network
+        only)."""
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
-        from engine.raw_nn import raw_nn
+        from engine.evaluators.raw_nn import raw_nn
         model = self.evaluator.raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 
@@ -478,7 +479,7 @@ class Engine:
         return self._dead.judge(self.game, self.evaluator)
 
     def seki_stones(self) -> list[int]:
-        """Points of living stones in seki (engine/seki.py), the dead stones taken off."""
+        """Points of living stones in seki (engine/rules/seki.py), the dead stones taken off."""
         return seki_stones(self.game, self.dead_stones())
 
     @_after_warm_up

@@ -13,8 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
-from engine.constants import PASS_POINT
+from engine.rules.constants import PASS_POINT
+from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 log = logging.getLogger(__name__)

@@ -1,8 +1,8 @@
 """SGF for loadsgf / printsgf: replay an sgfmill game into the Engine, and write the Engine's
 game (size, komi, rules, handicap or set-up stones, moves) as SGF text without blank lines."""
 
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill, sgf_text
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_sgfmill, sgf_text
 from gtp.protocol import format_float
 
 

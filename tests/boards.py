@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import board as B
-from engine.constants import BLACK, EMPTY, NULL_POINT, WHITE
-from engine.coords import parse_vertex, point_from_xy, xy_from_point
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules import board as B
+from engine.rules.constants import BLACK, EMPTY, NULL_POINT, WHITE
+from engine.rules.coords import parse_vertex, point_from_xy, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tests.chains import chain_liberties, chain_size
 
 DATA = Path(__file__).resolve().parent / "data"

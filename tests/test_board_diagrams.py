@@ -8,12 +8,12 @@ slow reference (tests/reference_rules.py) after each move.
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, parse_vertex, point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.handicap import fixed_handicap_points, max_fixed_handicap
-from engine.rules import PRESETS, Rules, result_string, score_position, territory_counts
+from engine.rules import board as B
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, parse_vertex, point_from_xy
+from engine.rules.game import MOVE_SUPERKO, GameState
+from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
+from engine.rules.rulesets import PRESETS, Rules, result_string, score_position, territory_counts
 from tests.boards import assert_board_matches, parse_diagram
 from tests.chains import chain_liberties, chain_size
 from tests.reference_rules import RefGame

@@ -16,14 +16,23 @@ import random
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.rules import Rules, score_position
+from engine.rules import board as B
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import point_from_xy
+from engine.rules.game import MOVE_SUPERKO, GameState
+from engine.rules.rulesets import Rules, score_position
 from tests.boards import assert_board_matches, ko_of
-from tests.reference_rules import (EMPTY, KO, OCCUPIED, OK, SUICIDE, SUPERKO, RefBoard, RefGame,
-                                    other)
+from tests.reference_rules import (
+    EMPTY,
+    KO,
+    OCCUPIED,
+    OK,
+    SUICIDE,
+    SUPERKO,
+    RefBoard,
+    RefGame,
+    other,
+)
 
 SMALL = os.environ.get("DOSAKU_SMALL") == "1"
 

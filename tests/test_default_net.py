@@ -24,17 +24,23 @@ import numpy as np
 import onnx
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE, opponent
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.onnx_evaluator import OnnxModel
-from engine.onnx_options import cpu_runs_int8_fast
-from engine.rules import rules_by_name
+from engine.evaluators.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_options import cpu_runs_int8_fast
+from engine.rules import board as B
+from engine.rules.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import rules_by_name
 from launch import flags as launch_flags
 from tournament.controller import GtpController
-from weights import (card_path, default_card_path, default_model_path, int8_model_path,
-                     model_path, shipped_names)
+from weights import (
+    card_path,
+    default_card_path,
+    default_model_path,
+    int8_model_path,
+    model_path,
+    shipped_names,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps", "int8_sha256", "int8_recipe")
@@ -114,7 +120,7 @@ def test_shipped_net_loads_and_matches_its_card(name):
 def test_shipped_int8_copy_matches_its_card_and_its_net(name):
     """The int8 copy shipped beside each net (so no engine calibrates it at first start): the
     hash and recipe its card states, its net's metadata, and close to its net's outputs."""
-    from engine.raw_nn import raw_nn
+    from engine.evaluators.raw_nn import raw_nn
     from networks.quantize import RECIPE
     card, copy = card_fields(name), int8_model_path(name)
     assert card["int8_sha256"] == file_sha256(copy), f"weights/{name}.md: stale int8_sha256"

@@ -5,18 +5,19 @@ import threading
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import tree as T
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, point_from_action
+from engine.config import EngineConfig
 from engine.engine import RESIGN, Engine
-from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.game import GameState
-from engine.move_choice import choose_action
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS
-from engine.search_results import RootStats
+from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules import board as B
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
+from engine.search import tree as T
+from engine.search.config import SearchConfig
+from engine.search.move_choice import choose_action
+from engine.search.results import RootStats
 from engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from engine.config import EngineConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, parse_vertex
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, parse_vertex
+from engine.rules.rulesets import PRESETS
 from engine.timecontrol import TimeSettings
 
 FAST = EngineConfig(playouts=64, seconds=0)

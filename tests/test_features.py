@@ -6,14 +6,14 @@ import threading
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex, point_from_action, xy_from_point
-from engine.evaluator import PositionBatch
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
-from engine.game import GameState
-from engine.positions import batch_row_from_game, position_batch
-from engine.rules import PRESETS, rules_by_name
+from engine.evaluators.evaluator import PositionBatch
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
+from engine.evaluators.positions import batch_row_from_game, position_batch
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex, point_from_action, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS, rules_by_name
 from tests.boards import board_from_diagram
 
 
@@ -270,7 +270,7 @@ def test_symmetry_moves_every_plane(size, width):
 
 
 def test_inverse_symmetry_round_trip():
-    from engine.onnx_evaluator import apply_symmetry, undo_symmetry, undo_symmetry_policy
+    from engine.evaluators.onnx_evaluator import apply_symmetry, undo_symmetry, undo_symmetry_policy
     rng = np.random.default_rng(5)
     planes = rng.random((3, 9, 9))
     for sym in range(8):

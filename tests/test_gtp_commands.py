@@ -5,12 +5,13 @@ import re
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.constants import BLACK, WHITE
-from engine.evaluator import Capabilities, Evaluation
-from engine.free_handicap import free_handicap_points
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.free_handicap import free_handicap_points
+from engine.search.config import SearchConfig
 from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
 from gtp.loader import EngineLoader

@@ -2,10 +2,10 @@
 
 import pytest
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.handicap import fixed_handicap_points
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.handicap import fixed_handicap_points
 
 COLORS = {"b": BLACK, "w": WHITE}
 

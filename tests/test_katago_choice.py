@@ -1,17 +1,18 @@
-"""KataGo's final move choice (engine/move_choice.py katago_selection_values), checked against
-values worked out by hand from KataGo's formulas (cpp/search/searchresults.cpp
+"""KataGo's final move choice (engine/search/move_choice.py katago_selection_values), checked
+against values worked out by hand from KataGo's formulas (cpp/search/searchresults.cpp
 getPlaySelectionValues, searchhelpers.cpp getSelfUtilityLCBAndRadius)."""
 
 import numpy as np
 
-from engine.board import MOVE_OK
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import action_from_point
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.game import GameState
-from engine.move_choice import choose_action, katago_selection_values
-from engine.search_results import RootStats
+from engine.rules.board import MOVE_OK
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import action_from_point
+from engine.rules.game import GameState
+from engine.search.config import SearchConfig
+from engine.search.move_choice import choose_action, katago_selection_values
+from engine.search.results import RootStats
 from tests.evaluators import SkewedEvaluator
 
 CHOICE = EngineConfig(katago_choice=True)

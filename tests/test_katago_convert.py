@@ -6,18 +6,18 @@ with tiny synthetic models written by this test in KataGo's file format (binary 
 """
 
 import gzip
-from collections import Counter
 import re
+from collections import Counter
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 
-from engine.features import NUM_GLOBAL, NUM_SPATIAL
-from tests.katago_reference import forward as reference_forward
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
 from networks import katago_bin as kb
 from networks import katago_convert as kc
+from tests.katago_reference import forward as reference_forward
 
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
 B10_SHA = "0ba27eced5180b3e3d0b898b280c541112989765e789d1eb6cd0d31b2b2c1229"

@@ -3,13 +3,13 @@ reproduce `kata-raw-nn 0` on all 48 reference positions (../shared/reference/) w
 
 import numpy as np
 
-from engine import onnx_evaluator as oe
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import GameState
-from engine.positions import position_batch
-from engine.rules import rules_by_name
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.positions import position_batch
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import rules_by_name
 
 TOL = 2e-3
 

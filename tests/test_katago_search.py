@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
 from launch.factory import engine_from_flags
 
 ROOT = Path(__file__).resolve().parents[1]

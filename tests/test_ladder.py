@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import EMPTY
-from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
+from engine.rules import board as B
+from engine.rules.constants import EMPTY
+from engine.rules.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
 from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()["ladder"]

@@ -3,7 +3,8 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
-- only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
+- only engine/evaluators/onnx_evaluator.py imports onnxruntime (bench reaches it through that
+  module);
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
   run_engine (the composition root that imports it);
 - tournament/, which drives other engines, never imports the gtp server or training;
@@ -20,8 +21,14 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
   it before GTP answers).
 
+Inside engine/, the subpackages are layers: engine.rules imports no other part of the engine,
+engine.evaluators builds on the rules, engine.search on both; the facade's modules at engine/'s
+top (the Engine, its settings, clock, dead-stone judgement and pre-compilation) use them all and
+nothing below imports them. Every engine module lives in a layer or is one of the facade's, and
+docs/architecture.md names each.
+
 The feature set the engine encodes (name and plane counts) is defined once, in
-engine/features.py; a test fails if a copy of it reappears elsewhere.
+engine/evaluators/features.py; a test fails if a copy of it reappears elsewhere.
 
 docs/architecture.md describes the same layout in a table, one row per package with the
 packages it may import; the last tests keep that table and these rules in step.
@@ -52,7 +59,7 @@ FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_I
     "run_engine": {"tournament", "training", "bench", "tests"},
 }
 ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
-    "onnxruntime": lambda rel: rel == "engine/onnx_evaluator.py",
+    "onnxruntime": lambda rel: rel == "engine/evaluators/onnx_evaluator.py",
     "torch": lambda rel: rel.startswith("training/"),
     "ray": lambda rel: rel.startswith("training/"),
 }
@@ -115,7 +122,7 @@ def test_import_reader_sees_imports(tmp_path):
 
 def feature_set_copies(path: Path) -> list[str]:
     """Definitions of the feature set's name or plane counts in `path`: a "katago-v..." string,
-    a (22, 19) pair, or an assignment to one of the names engine/features.py defines."""
+    a (22, 19) pair, or an assignment to one of the names engine/evaluators/features.py defines."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
@@ -132,7 +139,7 @@ def feature_set_copies(path: Path) -> list[str]:
 
 
 def test_feature_set_is_defined_once():
-    home = ROOT / "engine" / "features.py"
+    home = ROOT / "engine" / "evaluators" / "features.py"
     assert len(feature_set_copies(home)) == 4  # "katago-v7", FEATURE_SET, NUM_SPATIAL, NUM_GLOBAL
     copies = {}
     for files in checked_files().values():
@@ -145,7 +152,8 @@ def test_feature_set_is_defined_once():
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
-    """The dotted name a file is imported under ("engine.board", "gtp" for gtp/__init__.py)."""
+    """The dotted name a file is imported under ("engine.rules.board", "gtp" for
+    gtp/__init__.py)."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -218,6 +226,36 @@ def test_no_import_cycles():
     assert import_cycles(import_graph(files)) == []
 
 
+ENGINE_LAYERS = ("rules", "evaluators", "search")  # engine's subpackages, lowest first
+FACADE = {"engine", "config", "timecontrol", "precompile", "dead_stones"}  # engine/*.py
+
+
+def engine_layer(module: str) -> int:
+    """The layer of an engine module: its subpackage's place in ENGINE_LAYERS, the facade's
+    modules (and the package itself) above them all."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ENGINE_LAYERS:
+        return ENGINE_LAYERS.index(parts[1])
+    return len(ENGINE_LAYERS)
+
+
+def test_engine_modules_live_in_a_layer_or_the_facade():
+    strays = [module_name(path) for path in checked_files()["engine"]
+              if engine_layer(module_name(path)) == len(ENGINE_LAYERS)
+              and module_name(path) not in {"engine"} | {f"engine.{m}" for m in FACADE}]
+    assert strays == []
+    assert {p.name for p in (ROOT / "engine").iterdir() if p.is_dir() and
+            (p / "__init__.py").is_file()} == set(ENGINE_LAYERS)
+
+
+def test_engine_layers_import_only_the_layers_below():
+    files = checked_files()["engine"]
+    graph = import_graph(files)
+    upward = {module: sorted(m for m in imported if engine_layer(m) > engine_layer(module))
+              for module, imported in graph.items()}
+    assert {m: up for m, up in upward.items() if up} == {}
+
+
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 
@@ -258,3 +296,29 @@ def test_architecture_doc_lists_packages_in_dependency_order():
             late[owner] = sorted(allowed - seen)
         seen.add(owner)
     assert late == {}
+
+
+def documented_engine_modules(text: str) -> set[str]:
+    """The files architecture.md's "Inside engine/" section names, as paths under engine/: each
+    paragraph opening with a bold folder (**`rules/`**) names that folder's files, the others
+    files at engine/'s top."""
+    section = text.split("\n### Inside `engine/`\n", 1)[1].split("\n## ", 1)[0]
+    named, folder = set(), ""
+    for line in section.splitlines():
+        if line.startswith("**"):
+            opening = re.match(r"\*\*`([a-z_]+/)`\*\*", line)
+            folder = opening.group(1) if opening else ""
+        named |= {folder + name for name in re.findall(r"`([a-z_]+\.py)`", line)}
+    return named
+
+
+def test_engine_module_reader_sees_folders():
+    text = ("# A\n\n### Inside `engine/`\n\n**`rules/`**, the game:\n\n- `board.py`, `game.py`\n\n"
+            "**The facade**:\n\n- `engine.py`\n\n## Next\n\n- `other.py`\n")
+    assert documented_engine_modules(text) == {"rules/board.py", "rules/game.py", "engine.py"}
+
+
+def test_architecture_doc_names_every_engine_module():
+    modules = {path.relative_to(ROOT / "engine").as_posix() for path in checked_files()["engine"]
+               if path.name != "__init__.py"}
+    assert documented_engine_modules(ARCHITECTURE.read_text()) == modules

@@ -1,6 +1,6 @@
 """tournament.match, tournament.elo: Elo math and scoring by hand, short real matches, restarts.
 
-Every scored game is replayed from its SGF into an engine.game.GameState under the match's
+Every scored game is replayed from its SGF into an engine.rules.game.GameState under the match's
 rules: the recorded score and result must be that GameState's.
 """
 
@@ -17,16 +17,22 @@ import numpy as np
 import pytest
 from sgfmill import common, sgf
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex, xy_from_point
-from engine.game import GameState
-from engine.rules import result_string
-from engine.rules import rules_by_name
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import result_string, rules_by_name
 from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
 from tournament.match import main
-from tournament.match_game import (MatchConfig, MatchError, MoveTimer, game_result,
-                                   parse_final_score, random_opening, read_opening_file)
+from tournament.match_game import (
+    MatchConfig,
+    MatchError,
+    MoveTimer,
+    game_result,
+    parse_final_score,
+    random_opening,
+    read_opening_file,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,10 +7,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from engine import onnx_evaluator as oe
-from engine.coords import action_from_xy
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.rules import PRESETS
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.rules.coords import action_from_xy
+from engine.rules.rulesets import PRESETS
 
 
 def random_batch(rng, n, size):
@@ -85,8 +85,8 @@ SUBNORMAL_PRODUCT = """
 import sys, threading
 import numpy as np, onnx, onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.onnx_evaluator import OnnxModel
 spatial = helper.make_tensor_value_info("spatial", TensorProto.FLOAT, ["N", NUM_SPATIAL, 9, 9])
 glob = helper.make_tensor_value_info("global", TensorProto.FLOAT, ["N", NUM_GLOBAL])
 out = helper.make_tensor_value_info("value", TensorProto.FLOAT, ["N", 1])

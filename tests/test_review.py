@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from sgfmill import sgf
 
-from engine import board as B
 from engine.config import EngineConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_sgfmill
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tournament import review
 from tournament.review import Cache, load_game, mistakes, review_positions
 

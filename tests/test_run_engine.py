@@ -66,7 +66,7 @@ def test_admin_commands_never_wait_for_the_engine(tmp_path):
 def test_the_gtp_loop_starts_without_numeric_libraries():
     """What run_engine imports before it serves GTP (the start-up users wait for): none of
     numpy, numba, onnxruntime, nor the engine itself; the loader thread brings those."""
-    heavy = ("numpy", "numba", "onnxruntime", "onnx", "engine.engine", "engine.search")
+    heavy = ("numpy", "numba", "onnxruntime", "onnx", "engine.engine", "engine.search.driver")
     code = ("import sys, run_engine\n"
             "from gtp.commands import Commands\n"
             "from gtp.loader import EngineLoader\n"

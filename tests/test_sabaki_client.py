@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 SABAKI = ROOT / "tests" / "sabaki"

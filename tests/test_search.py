@@ -4,19 +4,19 @@
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import search as search_module
-from engine import tree as T
-from engine.config import SearchConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, point_from_action
-from engine.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
-from engine.game import GameState, restricted_view
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS
-from engine.search import Search
-from engine.search_buffers import KIND_EVAL, KIND_EVAL_END
-from engine.search_limits import SearchLimits
+from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules import board as B
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, point_from_action
+from engine.rules.game import GameState, restricted_view
+from engine.rules.rulesets import PRESETS
+from engine.search import driver as search_module
+from engine.search import tree as T
+from engine.search.buffers import KIND_EVAL, KIND_EVAL_END
+from engine.search.config import SearchConfig
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
 from tests.boards import game_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 
@@ -278,7 +278,7 @@ class _PathCheckingEvaluator:
     def evaluate(self, batch):
         from copy import deepcopy
 
-        from engine.positions import batch_row_from_game
+        from engine.evaluators.positions import batch_row_from_game
         s = self.search
         ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
         buf = s._buf

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE, opponent
-from engine.coords import format_vertex, parse_vertex, point_from_action
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE, opponent
+from engine.rules.coords import format_vertex, parse_vertex, point_from_action
 from launch.factory import engine_from_flags
 from weights import default_model_path
 

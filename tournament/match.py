@@ -20,9 +20,17 @@ from dataclasses import asdict, replace
 
 from tqdm import tqdm
 
-from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
-                                   MoveTimer, check_referee, random_opening,
-                                   read_opening_file)
+from tournament.match_game import (
+    EngineSlots,
+    GameRunner,
+    MatchConfig,
+    MatchError,
+    Move,
+    MoveTimer,
+    check_referee,
+    random_opening,
+    read_opening_file,
+)
 from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
 
 RESULT_FILE = "match.json"
@@ -170,9 +178,10 @@ def parser(prog: str = "python -m tournament.match",
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--out", required=True, help="directory for SGFs, match.json and logs")
     ap.add_argument("--rules", default="chinese",
-                    help="preset of engine/rules.py (chinese, tromp-taylor, japanese, ...): "
-                         "legality incl. superko and the score without a referee; recorded in "
-                         "the SGF and sent as kgs-rules to engines that know it (default chinese)")
+                    help="preset of engine/rules/rulesets.py (chinese, tromp-taylor, japanese, "
+                         "...): legality incl. superko and the score without a referee; recorded "
+                         "in the SGF and sent as kgs-rules to engines that know it (default "
+                         "chinese)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--openings", type=int, default=0, metavar="N",
                        help="N random legal opening moves, shared by each pair of games")

@@ -1,6 +1,6 @@
 """Playing one game of a match: engine processes per worker, openings, the move loop, scoring.
 
-The game itself is kept in an engine.game.GameState under the match's rules, so legality
+The game itself is kept in an engine.rules.game.GameState under the match's rules, so legality
 (superko included) and the score are those of our own rules code. Game i gives engine 1 black
 when i is even, white when odd. A game ends on resignation, two passes in a row or the move
 limit (both scored: by the referee engine's `final_score` when one is configured, else by
@@ -23,14 +23,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import board as B
-from engine.constants import BLACK, WHITE, opponent
-from engine.coords import format_vertex, parse_vertex, point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.rules import result_string, rules_by_name
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE, opponent
+from engine.rules.coords import format_vertex, parse_vertex, point_from_xy
+from engine.rules.game import MOVE_SUPERKO, GameState
+from engine.rules.rulesets import result_string, rules_by_name
 from tournament.clock import ClockSpec, PlayerClock
-from tournament.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
-                                   GtpFailure)
+from tournament.controller import (
+    EngineError,
+    EngineStartError,
+    EngineTimeout,
+    GtpController,
+    GtpFailure,
+)
 
 Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass), as GameState.moves
 WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
@@ -54,7 +59,7 @@ class MatchConfig:
     size: int
     komi: float
     out: str
-    rules: str = "chinese"  # a preset of engine.rules: legality and scoring of every game
+    rules: str = "chinese"  # a preset of engine.rules.rulesets: legality and scoring of every game
     openings: int = 0
     opening_file: str | None = None
     move_time: float | None = None
@@ -172,7 +177,7 @@ def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
 
 def game_result(winner: int | None, reason: str, score: float | None) -> str:
     """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void; a scored
-    game's is engine.rules.result_string."""
+    game's is engine.rules.rulesets.result_string."""
     if reason == "void":
         return "Void"
     code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)

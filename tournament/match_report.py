@@ -10,7 +10,7 @@ import time
 
 from sgfmill import common, sgf
 
-from engine.coords import format_vertex
+from engine.rules.coords import format_vertex
 from tournament.elo import estimate, format_elo
 from tournament.match_game import GameResult, MatchConfig, Move, color_letter
 

@@ -22,8 +22,8 @@ from dataclasses import asdict, replace
 from sgfmill import sgf
 from tqdm import tqdm
 
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_sgfmill
 from tournament.match_report import write_json
 from tournament.review_records import Game, Mistake, Position
 

@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.onnx_evaluator import OnnxModel, ownership, policy_probs, score_stats, wdl
+from engine.evaluators.onnx_evaluator import OnnxModel, ownership, policy_probs, score_stats, wdl
 from training.chunks import Rows, load_chunks
 
 BATCH = 64

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.onnx_evaluator import apply_symmetry
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.onnx_evaluator import apply_symmetry
 from training.chunks import TEACHER_KEYS, Rows, load_chunks
 
 

@@ -1,12 +1,12 @@
 """One self-play or teacher game played to its end and recorded as training rows.
 
-One game: the engine's own search (engine.search.Search, or the Gumbel root search of
-engine.gumbel) plays both sides with one onnxruntime thread; with no network (generation 0)
-it searches with random playouts (engine.rollout.RolloutEvaluator: UCB1 over playout results,
-so its policy targets are visit counts of a real if weak search). Per move it records the input
-features (engine.features, symmetry 0), the policy target and its weight; at the end every row
-gets the outcome z, the final score and the final ownership from the side to move's view, all
-by Tromp-Taylor area scoring of the final position (the game's area-scoring rules).
+One game: the engine's own search (engine.search.driver.Search, or the Gumbel root search of
+engine.search.gumbel) plays both sides with one onnxruntime thread; with no network (generation 0)
+it searches with random playouts (engine.evaluators.rollout.RolloutEvaluator: UCB1 over playout
+results, so its policy targets are visit counts of a real if weak search). Per move it records the
+input features (engine.evaluators.features, symmetry 0), the policy target and its weight; at the
+end every row gets the outcome z, the final score and the final ownership from the side to move's
+view, all by Tromp-Taylor area scoring of the final position (the game's area-scoring rules).
 
 AlphaGo Zero / KataGo ingredients, each a SelfPlaySettings field:
 - Dirichlet noise at the root of full searches, alpha = 10.83 / legal moves (KataGo's scaling);
@@ -37,19 +37,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_action
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import restricted_view
-from engine.gumbel import gumbel_search
-from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_result_possible,
-                                   session_options)
-from engine.positions import position_batch
-from engine.rollout import RolloutEvaluator, area_owner
-from engine.rules import rules_by_name
-from engine.search_limits import SearchLimits
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.onnx_evaluator import (
+    OnnxEvaluator,
+    OnnxModel,
+    net_outputs,
+    no_result_possible,
+    session_options,
+)
+from engine.evaluators.positions import position_batch
+from engine.evaluators.rollout import RolloutEvaluator, area_owner
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_action
+from engine.rules.game import restricted_view
+from engine.rules.rulesets import rules_by_name
+from engine.search.config import SearchConfig
+from engine.search.gumbel import gumbel_search
+from engine.search.limits import SearchLimits
 from training.chunks import TEACHER_KEYS, Rows, pack_spatial
 
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands
@@ -81,7 +87,7 @@ class SelfPlaySettings:
     gumbel_k: int = 16  # root moves sampled by Gumbel-top-k
     gumbel_simulations: int = 16  # simulations of a full Gumbel search (fast: fast_visits)
     komi: float | None = None  # None: 7 up to 9x9, 7.5 on larger boards
-    rules: str = "chinese"  # an area-scoring rules preset of engine.rules
+    rules: str = "chinese"  # an area-scoring rules preset of engine.rules.rulesets
     batch_size: int = 4  # leaves per evaluator call in PUCT searches (Gumbel uses 1)
     branch_share: float = 0.0  # teacher mode: share of positions that also give a branch row
     branch_top: int = 8  # ... its move drawn from the player's top moves other than the one played

@@ -1,0 +1,22 @@
+"""Point colours and special points shared by every module.
+
+The board is a padded 1-D array (see engine/rules/board.py). PASS and NULL are points inside the
+top wall row, so they are valid indices: numba silently wraps negative indices, so -1 is never
+used as a "no point" marker.
+"""
+
+EMPTY = 0
+BLACK = 1
+WHITE = 2
+WALL = 3
+
+NULL_POINT = 0
+PASS_POINT = 1
+
+MIN_SIZE = 2
+MAX_SIZE = 25
+
+
+def opponent(color: int) -> int:
+    """The other colour (BLACK <-> WHITE)."""
+    return 3 - color

@@ -4,7 +4,8 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
 - only engine/evaluators/onnx_evaluator.py imports onnxruntime (bench reaches it through that
-  module);
+  module), but for networks/calibration.py, which imports its quantization tools and nothing
+  else of it;
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
   run_engine (the composition root that imports it);
 - tournament/, which drives other engines, never imports the gtp server or training;
@@ -58,10 +59,11 @@ FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_I
     "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
     "run_engine": {"tournament", "training", "bench", "tests"},
 }
-ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
-    "onnxruntime": lambda rel: rel == "engine/evaluators/onnx_evaluator.py",
-    "torch": lambda rel: rel.startswith("training/"),
-    "ray": lambda rel: rel.startswith("training/"),
+ONLY_IN = {  # module, its submodules included -> the files (a "folder/": its files) allowed
+    "onnxruntime": ("engine/evaluators/onnx_evaluator.py",),  # to import it; for a submodule
+    "onnxruntime.quantization": ("networks/calibration.py",),  # the longest rule decides
+    "torch": ("training/",),
+    "ray": ("training/",),
 }
 FEATURE_NAMES = {"FEATURE_SET", "NUM_SPATIAL", "NUM_GLOBAL"}
 
@@ -81,16 +83,34 @@ def checked_files() -> dict[str, list[Path]]:
     return files
 
 
-def imported_top_names(path: Path) -> set[str]:
-    """Top-level names of absolute imports anywhere in the file (function bodies included)."""
+def imported_names(path: Path) -> set[str]:
+    """Dotted names of the modules absolute imports anywhere in the file (function bodies
+    included) name: `import a.b` and `from a.b import c` give a.b."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def imported_top_names(path: Path) -> set[str]:
+    """Top-level names of absolute imports anywhere in the file (function bodies included)."""
+    return {name.split(".")[0] for name in imported_names(path)}
+
+
+def misplaced_imports(rel: str, names: set[str]) -> set[str]:
+    """The ONLY_IN rules that the imports `names` of file `rel` break."""
+    broken = set()
+    for name in names:
+        rules = [m for m in ONLY_IN if name == m or name.startswith(m + ".")]
+        if rules:
+            rule = max(rules, key=len)
+            if not any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in ONLY_IN[rule]):
+                broken.add(rule)
+    return broken
 
 
 def test_every_package_is_installed_and_checked():
@@ -105,9 +125,8 @@ def test_package_imports_follow_the_layout(owner):
     offenders = {}
     for path in checked_files()[owner]:
         rel = path.relative_to(ROOT).as_posix()
-        names = imported_top_names(path)
-        bad = names & FORBIDDEN[owner]
-        bad |= {name for name, allowed in ONLY_IN.items() if name in names and not allowed(rel)}
+        bad = imported_top_names(path) & FORBIDDEN[owner]
+        bad |= misplaced_imports(rel, imported_names(path))
         if bad:
             offenders[rel] = sorted(bad)
     assert offenders == {}
@@ -118,6 +137,18 @@ def test_import_reader_sees_imports(tmp_path):
     sample.write_text("import gtp.server\nfrom onnxruntime import InferenceSession\n"
                       "from . import x\n\ndef f():\n    import torch.nn\n")
     assert imported_top_names(sample) == {"gtp", "onnxruntime", "torch"}
+    assert imported_names(sample) == {"gtp.server", "onnxruntime", "torch.nn"}
+
+
+def test_only_the_named_files_import_onnxruntime_and_its_quantization_tools():
+    session, calibration = "engine/evaluators/onnx_evaluator.py", "networks/calibration.py"
+    assert misplaced_imports(session, {"onnxruntime", "onnxruntime.quantization"}) == \
+        {"onnxruntime.quantization"}
+    assert misplaced_imports(calibration, {"onnxruntime.quantization.shape_inference"}) == set()
+    assert misplaced_imports(calibration, {"onnxruntime"}) == {"onnxruntime"}
+    assert misplaced_imports("networks/quantize.py", {"onnxruntime.quantization"}) == \
+        {"onnxruntime.quantization"}
+    assert misplaced_imports("training/train.py", {"torch.nn"}) == set()
 
 
 def feature_set_copies(path: Path) -> list[str]:

@@ -121,38 +121,6 @@ class OnnxModel:
         return dict(zip(self.output_names, self.session.run(self.output_names, feeds)))
 
 
-def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str]) -> None:
-    """onnxruntime's static int8 quantization of the Conv nodes of `src` into `dst` (QDQ,
-    unsigned activations, per-channel signed weights), except the nodes named in float_nodes;
-    activation ranges from `feeds`, a list of input dicts. networks/quantize.py drives it (this
-    module is the one that imports onnxruntime).
-
-    Weights use 7 of their 8 bits (reduce_range): without VNNI, onnxruntime adds uint8 x int8
-    products in saturating 16-bit sums, which full-range weights overflow (tests/test_quantize.py
-    fails on an AVX2-only CPU with them)."""
-    import tempfile
-
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    class Feeds:  # a CalibrationDataReader
-        def __init__(self):
-            self._it = iter(feeds)
-
-        def get_next(self):
-            return next(self._it, None)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        pre = Path(tmp) / "pre.onnx"
-        # ONNX's own shape inference and graph clean-up first; the symbolic one (which needs
-        # sympy) adds nothing for convolutions
-        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
-        quantize_static(str(pre), str(dst), Feeds(), quant_format=QuantFormat.QDQ,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        per_channel=True, reduce_range=True, op_types_to_quantize=["Conv"],
-                        nodes_to_exclude=float_nodes)
-
-
 # ------------------------------------------------------------------ post-processing (§2.8)
 
 def softplus(x: np.ndarray) -> np.ndarray:

@@ -23,7 +23,7 @@ from engine.rules import board as B
 from engine.rules.constants import BLACK, EMPTY, WHITE
 from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.rules.free_handicap import free_handicap_points
-from engine.rules.game import GameState, restricted_view
+from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS, Rules
 from engine.rules.seki import seki_stones
 from engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
@@ -78,7 +78,7 @@ class Engine:
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
         self._root_limit: bytes | None = None  # the root moves the tree was searched with
-        #                                        (_view), None = all
+        #                                        (_run), None = all
         self._warm = threading.Event()  # cleared while a background warm-up runs
         self._warm.set()
         self._warm_error: BaseException | None = None
@@ -317,11 +317,10 @@ class Engine:
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
-        game = self._view(self._cleanup_moves(color) if cleanup else None)
-        playouts = self.search.run(game, color, limits, stop=stop, on_update=update,
-                                   interval=interval,
-                                   noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
-                                   noise_alpha_scale=cfg.noise_alpha_scale)
+        playouts = self._run(color, limits, self._cleanup_moves(color) if cleanup else None,
+                             stop=stop, on_update=update, interval=interval,
+                             noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
+                             noise_alpha_scale=cfg.noise_alpha_scale)
         stats = self.search.root_stats()
         action = choose_action(stats, cfg, self._rng, self.game)
         point = point_from_action(action, self.game.width, self.game.height)
@@ -359,8 +358,7 @@ class Engine:
         the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
         if self.game.is_over():
             return 0
-        return self.search.run(self._view(None), self.to_move, SearchLimits(), stop=stop,
-                               pondering=True)
+        return self._run(self.to_move, SearchLimits(), stop=stop, pondering=True)
 
     def set_config(self, config: EngineConfig) -> None:
         """New settings from the next search on (a new search shape starts a fresh tree)."""
@@ -406,7 +404,7 @@ class Engine:
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the
         clocks alone; the tree stays for the next search of this position."""
-        self.search.run(self._view(None), color, self._limits(color))
+        self._run(color, self._limits(color))
         return self.snapshot(color)
 
     @_after_warm_up
@@ -427,9 +425,8 @@ class Engine:
         avoid / allow (points) restrict the root moves searched: never the avoided ones; only
         the allowed ones when `allow` is given (pass stays possible if nothing else is left).
         """
-        game = self._view(self._permitted(avoid, allow))
-        self.search.run(game, color, SearchLimits(), stop=stop,
-                        on_update=lambda: on_update(self.snapshot(color)), interval=interval)
+        self._run(color, SearchLimits(), self._permitted(avoid, allow), stop=stop,
+                  on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
 
@@ -445,16 +442,18 @@ class Engine:
         permitted[[action_from_point(p, w, h) for p in avoid]] = False
         return permitted
 
-    def _view(self, permitted: np.ndarray | None):
-        """The game as the next search sees it: root moves limited to `permitted` (None: all;
-        engine.rules.game.restricted_view). A tree searched with other root moves starts afresh, as
-        KataGo's does when the avoided moves change: its root visits went to moves not allowed
-        now or passed over moves that are, and would count toward this search's limits."""
-        key = None if permitted is None else permitted.tobytes()
+    def _run(self, color: int, limits: SearchLimits, allowed: np.ndarray | None = None,
+             **options) -> int:
+        """Search the game for `color` with the root moves limited to `allowed` (bool per
+        action, pass last; None: all); `options` go to Search.run. A tree searched with other
+        root moves starts afresh, as KataGo's does when the avoided moves change: its root visits
+        went to moves not allowed now or passed over moves that are, and would count toward
+        this search's limits."""
+        key = None if allowed is None else allowed.tobytes()
         if key != self._root_limit:
             self.search.reset()
             self._root_limit = key
-        return self.game if permitted is None else restricted_view(self.game, permitted)
+        return self.search.run(self.game, color, limits, allowed=allowed, **options)
 
     # ---- raw network output ----------------------------------------------------------------
     @property

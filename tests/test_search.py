@@ -9,13 +9,13 @@ from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
 from engine.rules.constants import BLACK, PASS_POINT, WHITE
 from engine.rules.coords import action_from_point, point_from_action
-from engine.rules.game import GameState, restricted_view
+from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
 from engine.search import driver as search_module
 from engine.search import tree as T
 from engine.search.buffers import KIND_EVAL, KIND_EVAL_END
 from engine.search.config import SearchConfig
-from engine.search.driver import Search
+from engine.search.driver import Search, root_moves
 from engine.search.limits import SearchLimits
 from tests.boards import game_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
@@ -70,6 +70,15 @@ def test_root_legality_comes_from_the_game_record():
     assert not set(_visited(s2)) & g.forbidden
 
 
+def test_root_moves_are_the_allowed_legal_ones_or_else_pass():
+    legal = np.array([True, False, True, True])  # three points and pass
+    assert root_moves(legal, None) is legal
+    assert root_moves(legal, np.array([False, True, True, False])).tolist() == \
+        [False, False, True, False]
+    assert root_moves(legal, np.array([False, True, False, False])).tolist() == \
+        [False, False, False, True]
+
+
 def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     # an analysis limited to two moves expands the root; a later search of the same position
     # without the limit reuses that root and must still see, and search, every legal move
@@ -77,7 +86,7 @@ def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     s = Search(UniformEvaluator(), SMALL)
     allowed = np.zeros(26, np.bool_)
     allowed[[0, 12]] = True
-    s.run(restricted_view(g, allowed), BLACK, SearchLimits(playouts=100))
+    s.run(g, BLACK, SearchLimits(playouts=100), allowed=allowed)
     assert set(_visited(s)) == {0, 12}
     s.run(g, BLACK, SearchLimits(playouts=400))
     st = s.root_stats()

@@ -51,9 +51,9 @@ from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator, area_owner
 from engine.rules.constants import BLACK, WHITE
 from engine.rules.coords import point_from_action
-from engine.rules.game import restricted_view
 from engine.rules.rulesets import rules_by_name
 from engine.search.config import SearchConfig
+from engine.search.driver import root_moves
 from engine.search.gumbel import gumbel_search
 from engine.search.limits import SearchLimits
 from training.chunks import TEACHER_KEYS, Rows, pack_spatial
@@ -238,8 +238,8 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         full = recording and (settings.budget(True) <= 1
                               or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
-        view = _without_early_pass(game, len(game.moves) < first_pass)
-        action, pi, value = _search_move(engine, view, evaluator, batch, taught, players,
+        allowed = _no_pass(area) if len(game.moves) < first_pass else None
+        action, pi, value = _search_move(engine, allowed, evaluator, batch, taught, players,
                                          settings, full, sample, rng)
         if recording:
             rec.add(spatial, glob, pi, full, color, taught)
@@ -295,27 +295,28 @@ def _fill_row(game, batch, spatial, glob, teacher: OnnxModel | None):
     return net_outputs(raw, batch.legal[:1], teacher, no_result_possible(batch.rules))
 
 
-def _without_early_pass(game, early: bool):
-    """The game as the move's search sees it: before `pass_from`, pass is dropped from the
-    root's moves unless nothing else is legal."""
-    if not early:
-        return game
-    no_pass = np.ones(game.width * game.height + 1, np.bool_)
-    no_pass[-1] = False
-    return restricted_view(game, no_pass)
+def _no_pass(area: int) -> np.ndarray:
+    """The root moves before `pass_from`: every one but pass (the search still passes when
+    nothing else is legal, engine.search.driver.root_moves)."""
+    allowed = np.ones(area + 1, np.bool_)
+    allowed[-1] = False
+    return allowed
 
 
-def _search_move(engine, game, evaluator, batch, taught, players, settings, full, sample, rng):
-    """(action, policy target over all actions, mover's value in [-1, 1]) of one move; the
-    search sees `game` (the engine's game, or a view restricting its root moves)."""
+def _search_move(engine, allowed, evaluator, batch, taught, players, settings, full, sample, rng):
+    """(action, policy target over all actions, mover's value in [-1, 1]) of one move in the
+    engine's game, among the root moves `allowed` leaves (None: all)."""
     visits = settings.budget(full)
+    game = engine.game
     if visits <= 1:
         return _raw_policy_move(evaluator, batch, taught if players.net is None else None,
-                                game.legal_mask(engine.to_move), sample, rng)
+                                root_moves(game.legal_mask(engine.to_move), allowed), sample,
+                                rng)
     if settings.gumbel:
-        res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng)
+        res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng,
+                            allowed)
         return res.action, res.policy, res.value
-    return _puct_move(engine, game, visits, settings.noise_weight if full else 0.0,
+    return _puct_move(engine, allowed, visits, settings.noise_weight if full else 0.0,
                       settings.noise_alpha_scale, sample, rng)
 
 
@@ -335,11 +336,12 @@ def _raw_policy_move(evaluator, batch, taught, legal, sample, rng):
     return _pick(policy, sample, rng), policy / policy.sum(), value
 
 
-def _puct_move(engine, game, visits, noise, alpha_scale, sample, rng):
-    """PUCT search of `game` (tree reuse, root noise): visit counts are the target; the move
-    is drawn from them (temperature 1) or the most visited."""
-    engine.search.run(game, engine.to_move, SearchLimits(visits=visits),
-                      noise_weight=noise, noise_alpha_scale=alpha_scale)
+def _puct_move(engine, allowed, visits, noise, alpha_scale, sample, rng):
+    """PUCT search of the engine's game among the root moves `allowed` leaves (tree reuse,
+    root noise): visit counts are the target; the move is drawn from them (temperature 1) or
+    the most visited."""
+    engine.search.run(engine.game, engine.to_move, SearchLimits(visits=visits),
+                      noise_weight=noise, noise_alpha_scale=alpha_scale, allowed=allowed)
     stats = engine.search.root_stats()
     counts = stats.visits.astype(np.float64)
     pi = np.zeros(engine.size[0] * engine.size[1] + 1)

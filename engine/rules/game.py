@@ -5,7 +5,6 @@ the position-hash history that superko is checked against, komi, rules and handi
 The search tree is only a cache of it.
 """
 
-import copy
 from collections import Counter
 
 import numpy as np
@@ -33,24 +32,6 @@ def board_with_stones(width: int, height: int, black, white) -> np.ndarray | Non
     if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
         return None  # a stone was captured: some chain had no liberty
     return board
-
-
-def restricted_view(game: "GameState", allowed: np.ndarray) -> "GameState":
-    """The game as a search sees it with its root moves limited to `allowed` (bool per action,
-    pass last): a shallow copy sharing board and history whose legal_mask drops the others
-    (searches read root legality only through legal_mask). Pass stays possible when nothing
-    allowed is legal."""
-    full = game.legal_mask
-
-    def legal_mask(color: int) -> np.ndarray:
-        kept = full(color) & allowed
-        if not kept.any():
-            kept[-1] = True
-        return kept
-
-    view = copy.copy(game)
-    view.legal_mask = legal_mask
-    return view
 
 
 class GameState:

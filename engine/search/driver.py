@@ -38,6 +38,17 @@ from engine.search.scores import score_columns
 from engine.search.selection import select_batch
 
 
+def root_moves(legal: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    """The root moves a search may take: the `legal` ones (bool per action, pass last) among
+    `allowed` (None: all); pass when none of those is legal, so a search always has a move."""
+    if allowed is None:
+        return legal
+    kept = legal & allowed
+    if not kept.any():
+        kept[-1] = True
+    return kept
+
+
 @dataclass
 class _Slot:
     """One batch of leaves: its evaluator rows, its kernel buffers (root and cache arrays
@@ -234,20 +245,25 @@ class Search:
 
     def run(self, game, color: int, limits: SearchLimits, stop=None, on_update=None,
             interval: float = 1.0, noise_weight: float = 0.0,
-            noise_alpha_scale: float = 0.03 * 361, pondering: bool = False) -> int:
+            noise_alpha_scale: float = 0.03 * 361, pondering: bool = False,
+            allowed: np.ndarray | None = None) -> int:
         """Search the position of `game` with `color` to move; returns new playouts.
 
         on_update() is called about every `interval` seconds; `stop` (an Event) ends early.
-        pondering: a search that runs on the opponent's time (see _seed_search).
+        pondering: a search that runs on the opponent's time (see _seed_search). allowed: the
+        root moves this search may take (bool per action, pass last; see root_moves), None for
+        every legal one; below the root every legal move stays.
         """
         self._seed_search(pondering)
         self._ensure_root(game, color)
         t = self.tree
         buf = self._buf
-        buf.root_legal[:] = game.legal_mask(color)
+        buf.root_legal[:] = root_moves(game.legal_mask(color), allowed)
         buf.root_prior[:] = 0
         self._prior_ready = False
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
+        row = self._root_batch.legal[0]  # the root's own evaluation: the same moves
+        row[:] = root_moves(row, allowed)
         self._evaluate_root_policy(game, color)
         if t.node_state[self.root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.rules.game import restricted_view
+from engine.search.driver import root_moves
 from engine.search.limits import SearchLimits
 
 C_VISIT = 50.0  # mctx maxvisit_init
@@ -101,16 +101,17 @@ def prior_logits(prior: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 def gumbel_search(search, game, color: int, k: int, simulations: int,
-                  rng: np.random.Generator) -> GumbelResult:
-    """Gumbel root search of `game`'s position with `color` to move.
+                  rng: np.random.Generator, allowed: np.ndarray | None = None) -> GumbelResult:
+    """Gumbel root search of `game`'s position with `color` to move, among the root moves
+    `allowed` leaves (engine.search.driver.root_moves; None: every legal move).
 
-    `search` is an engine.search.driver.Search with batch_size 1 (one playout per simulation). Its
-    tree is reset first: the search's own root evaluation gives the prior and raw value, then
-    every simulation is one restricted playout.
+    `search` is an engine.search.driver.Search with batch_size 1 (one playout per simulation).
+    Its tree is reset first: the search's own root evaluation gives the prior and raw value,
+    then every simulation is one playout restricted to one root move.
     """
     search.reset()
-    search.run(game, color, SearchLimits(playouts=1))  # expands the root: prior and raw value
-    legal = game.legal_mask(color)
+    search.run(game, color, SearchLimits(playouts=1), allowed=allowed)  # prior and raw value
+    legal = root_moves(game.legal_mask(color), allowed)
     n_actions = len(legal)
     stats = search.root_stats()
     prior = np.zeros(n_actions)
@@ -132,9 +133,9 @@ def gumbel_search(search, game, color: int, k: int, simulations: int,
     for size, take in rounds:  # candidates ranked at the start of each round
         candidates = candidates[np.argsort(-score(candidates), kind="stable")][:size]
         for a in candidates[:take]:
-            allowed = np.zeros(n_actions, np.bool_)
-            allowed[a] = True
-            search.run(restricted_view(game, allowed), color, SearchLimits(playouts=1))
+            only = np.zeros(n_actions, np.bool_)
+            only[a] = True
+            search.run(game, color, SearchLimits(playouts=1), allowed=only)
             child = search.root_stats()
             visits[a] = int(child.visits[0])
             q[a] = float(child.value[0])

@@ -17,8 +17,9 @@ DEFAULT_SECONDS = 1.0  # time per move when nothing else limits a move
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """Limits, move choice, resignation and self-play options of genmove (the flags that set
-    them: launch/settings.py)."""
+    """Limits, move choice and resignation of genmove (the flags that set them:
+    launch/settings.py). Self-play's root noise and opening temperature are not genmove's: they
+    are training/selfplay_game.py's SelfPlaySettings."""
     search: SearchConfig = field(default_factory=SearchConfig)
     visits: int = 0  # stop when the root has this many visits, reused ones included (0 = none)
     playouts: int = 0  # stop after this many new evaluations in this search (0 = none)
@@ -40,11 +41,6 @@ class EngineConfig:
     resign_consecutive: int = 3  # ... for this many of our moves in a row
     resign_min_move: int = 20  # ... and never before this move number (scaled to board area)
     resign_handicap_moves: int = 20  # extra moves per handicap stone before White may resign
-    dirichlet_noise: bool = False  # self-play: mix Dirichlet noise into the root priors
-    noise_weight: float = 0.25  # share of the noise in the root priors
-    noise_alpha_scale: float = 0.03 * 361  # alpha = this / number of legal moves
-    temperature: float = 0.0  # self-play: sample moves with visits^(1/T) (0 = best move)
-    temperature_moves: int = 30  # moves played with that temperature, then T -> 0
     tree_reuse: bool = True  # keep the subtree of each move played for the next search
     #                          (off: every search starts fresh, KataGo's clearBotBeforeSearch)
     report_reuse: bool = True  # log reused visits to stderr after tree reuse

@@ -70,7 +70,6 @@ class Engine:
         self.config = config if config is not None else EngineConfig()
         self.game = GameState(width, height, komi, rules)
         self.clock = Clock()
-        self._rng = np.random.default_rng(self.config.seed)
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
         self.search = Search(self.evaluator, self.config.search, self.config.seed, self.log)
@@ -318,11 +317,9 @@ class Engine:
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
         playouts = self._run(color, limits, self._cleanup_moves(color) if cleanup else None,
-                             stop=stop, on_update=update, interval=interval,
-                             noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
-                             noise_alpha_scale=cfg.noise_alpha_scale)
+                             stop=stop, on_update=update, interval=interval)
         stats = self.search.root_stats()
-        action = choose_action(stats, cfg, self._rng, self.game)
+        action = choose_action(stats, cfg, self.game)
         point = point_from_action(action, self.game.width, self.game.height)
         seconds = time.monotonic() - started
         self.clock.record_move(color, seconds)
@@ -370,11 +367,10 @@ class Engine:
         """The search limits of a genmove now: the config's, with the clock's budget."""
         cfg = self.config
         g = self.game
-        sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves
         budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
         bank_time = budget is not None and self.clock.keeps_saved_time(color)
         return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
-                            early_stop=cfg.early_stop and bank_time and not sampling)
+                            early_stop=cfg.early_stop and bank_time)
 
     def _cleanup_moves(self, color: int) -> np.ndarray | None:
         """The root moves permitted for a cleanup move (see genmove), None for all."""
@@ -396,7 +392,7 @@ class Engine:
     def snapshot(self, color: int) -> AnalysisSnapshot:
         """The current search statistics as an AnalysisSnapshot (best candidate first)."""
         stats = self.search.root_stats()
-        chosen = choose_action(stats, self.config, self._rng, self.game, sample=False)
+        chosen = choose_action(stats, self.config, self.game)
         lcb = lower_confidence_bounds(stats, self.config.lcb_stdevs)
         return analysis_snapshot(self.search, stats, chosen, lcb, *self.size)
 

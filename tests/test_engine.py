@@ -138,10 +138,9 @@ def test_lcb_prefers_the_reliable_move():
                       score=np.zeros(3), prior=np.full(3, 1 / 3), root_visits=194,
                       root_value=0.2, root_score=0.0)
     game = GameState(5, 5, 0.5)
-    rng = np.random.default_rng(0)
     # a higher bound than the most visited move's; the 3 visits of the best value are too few
-    assert choose_action(stats, FAST, rng, game) == 1
-    assert choose_action(stats, EngineConfig(use_lcb=False), rng, game) == 0
+    assert choose_action(stats, FAST, game) == 1
+    assert choose_action(stats, EngineConfig(use_lcb=False), game) == 0
 
 
 def test_analyze_reports_until_stopped():
@@ -243,24 +242,6 @@ def test_dead_stones_from_rollout_ownership():
     e.game = g
     dead = e.dead_stones()
     assert dead == [vertex(g, "B3")]
-
-
-def test_dirichlet_noise_and_temperature_for_self_play():
-    cfg = EngineConfig(search=FAST.search, playouts=300, seconds=0, dirichlet_noise=True,
-                       temperature=1.0, temperature_moves=10, use_lcb=False,
-                       report_reuse=False, seed=4)
-    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=cfg)
-    moves = set()
-    for _ in range(6):
-        moves.add(e.genmove(BLACK, commit=False))
-        prior = e.search.root_prior
-        assert prior.sum() == pytest.approx(1.0, abs=1e-5)
-        assert prior.std() > 0.01  # uniform priors became uneven
-    assert len(moves) > 1  # sampled, not always the most visited move
-    plain = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
-    plain.genmove(BLACK, commit=False)
-    legal = plain.game.legal_mask(BLACK)
-    assert np.allclose(plain.search.root_prior[legal], 1 / legal.sum())
 
 
 def test_clock_gives_the_search_its_budget():

@@ -96,6 +96,22 @@ def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     assert sorted(_visited(s)) == legal
 
 
+def test_root_noise_makes_uniform_priors_uneven_and_leaves_them_summing_to_one():
+    g = GameState(5, 5, 0.5)
+    legal = g.legal_mask(BLACK)
+    plain = Search(UniformEvaluator(), SMALL, seed=4)
+    plain.run(g, BLACK, SearchLimits(playouts=64))
+    assert np.allclose(plain.root_prior[legal], 1 / legal.sum())
+    priors = []
+    for seed in (4, 5):  # self-play's root noise (training/selfplay_game.py)
+        s = Search(UniformEvaluator(), SMALL, seed=seed)
+        s.run(g, BLACK, SearchLimits(playouts=64), noise_weight=0.25, noise_alpha_scale=10.83)
+        assert s.root_prior.sum() == pytest.approx(1.0, abs=1e-5)
+        assert s.root_prior.std() > 0.01 and (s.root_prior[~legal] == 0).all()
+        priors.append(s.root_prior.copy())
+    assert not np.allclose(*priors)  # drawn from the search's seed
+
+
 def test_positional_superko_move_is_excluded():
     # Black takes the ko at C3, both pass (the simple-ko ban is gone), and White's retake at
     # B3 would recreate the starting position: legal under simple ko, not under superko.

@@ -1,10 +1,11 @@
 """Choosing the move to play from the root's statistics, and when to resign instead.
 
-Temperature sampling early in self-play, else the best lower confidence bound of the value among
-well-visited moves (the most visited one without LCB), or KataGo's own choice (`katago_choice`).
-Analysis reports put the same choice first (engine/search/analysis_snapshot.py), so what they show
-as best is what genmove would play. `config` is the engine's EngineConfig (engine/config.py), read
-here and not imported: the search sits below the facade that owns it. """
+The best lower confidence bound of the value among well-visited moves (the most visited one
+without LCB), or KataGo's own choice (`katago_choice`). Analysis reports put the same choice
+first (engine/search/analysis_snapshot.py), so what they show as best is what genmove would
+play. `config` is the engine's EngineConfig (engine/config.py), read here and not imported: the
+search sits below the facade that owns it.
+"""
 
 import numpy as np
 
@@ -72,18 +73,14 @@ def katago_selection_values(stats: RootStats, search: SearchConfig,
     return values
 
 
-def choose_action(stats: RootStats, config, rng: np.random.Generator, game,
-                  sample: bool = True) -> int:
-    """The action to play in `game`: temperature sampling (drawn from `rng`) early in
-    self-play when `sample`, else LCB or visits; pass when the root has no children."""
+def choose_action(stats: RootStats, config, game) -> int:
+    """The action to play in `game`: by LCB or visits, or KataGo's choice; pass when the root
+    has no children."""
     if len(stats.actions) == 0:
         return game.width * game.height
     visits = stats.visits.astype(np.float64)
     if visits.max() <= 0:
         return int(stats.actions[int(np.argmax(stats.prior))])
-    if sample and config.temperature > 0 and len(game.moves) < config.temperature_moves:
-        weights = (visits / visits.max()) ** (1.0 / config.temperature)
-        return int(rng.choice(stats.actions, p=weights / weights.sum()))
     best = int(np.argmax(visits + 1e-6 * stats.value))
     if config.katago_choice:
         values = katago_selection_values(stats, config.search, config.lcb_min_visit_prop)

@@ -20,7 +20,7 @@ from engine.evaluators.evaluator import UniformEvaluator
 from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
 from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.rules.free_handicap import free_handicap_points
 from engine.rules.game import GameState
@@ -203,9 +203,9 @@ class Engine:
         self._reset()
 
     def play(self, color: int, point: int) -> int:
-        """board.MOVE_OK or the reason the move is illegal (nothing changes then)."""
+        """MOVE_OK or the reason the move is illegal (nothing changes then)."""
         err = self.game.play(color, point)
-        if err == B.MOVE_OK:
+        if err == MOVE_OK:
             self._follow_move()
         return err
 

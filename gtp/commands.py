@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 
-from engine.rules.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
+from engine.rules.constants import BLACK, MAX_SIZE, MIN_SIZE, MOVE_OK, PASS_POINT, WHITE
 from engine.rules.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
 from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.timecontrol import TimeSettings
@@ -248,7 +248,7 @@ class Commands:
         _nargs(args, 2)
         color = self._color(args[0])
         point = self._vertex(args[1])
-        if self.engine.play(color, point) != 0:  # board.MOVE_OK
+        if self.engine.play(color, point) != MOVE_OK:
             raise GtpError(ILLEGAL_MOVE)
         return ""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, NULL_POINT, WHITE
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
 from engine.rules.coords import parse_vertex, point_from_xy, xy_from_point
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
@@ -62,7 +62,7 @@ def game_from_diagram(diagram: str, to_move: int, komi: float = 0.5,
     width, height, stones, _ = parse_diagram(diagram)
     g = GameState(width, height, komi, rules)
     for (x, y), color in stones.items():
-        assert g.play(color, point_from_xy(x, y, width)) == B.MOVE_OK
+        assert g.play(color, point_from_xy(x, y, width)) == MOVE_OK
     g.to_move = to_move
     return g
 

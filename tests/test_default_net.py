@@ -26,8 +26,7 @@ import pytest
 
 from engine.evaluators.onnx_evaluator import OnnxModel
 from engine.evaluators.onnx_options import cpu_runs_int8_fast
-from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE, opponent
 from engine.rules.coords import parse_vertex
 from engine.rules.game import GameState
 from engine.rules.rulesets import rules_by_name
@@ -159,7 +158,7 @@ def play_itself(engine: GtpController) -> GameState:
             break
         point = parse_vertex(answer, 9, 9)
         assert point is not None, f"genmove answered {answer!r}"
-        assert game.play(color, point) == B.MOVE_OK, \
+        assert game.play(color, point) == MOVE_OK, \
             f"illegal move {answer} at ply {len(game.moves) + 1}: {game.moves}"
         color = opponent(color)
     return game

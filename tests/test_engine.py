@@ -9,8 +9,7 @@ from engine.config import EngineConfig
 from engine.engine import RESIGN, Engine
 from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
 from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
 from engine.rules.coords import action_from_point, point_from_action
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
@@ -80,7 +79,7 @@ def _replies(e, color=BLACK):
     """`color` plays its first legal move."""
     mask = e.game.legal_mask(color)
     a = int(np.flatnonzero(mask[:-1])[0])
-    assert e.play(color, point_from_action(a, 5, 5)) == B.MOVE_OK
+    assert e.play(color, point_from_action(a, 5, 5)) == MOVE_OK
 
 
 def test_resigns_only_after_consecutive_bad_moves_and_min_move():
@@ -122,7 +121,7 @@ def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
         assert e.place_handicap(stones)
     else:
         for p in stones:
-            assert e.play(BLACK, p) == B.MOVE_OK
+            assert e.play(BLACK, p) == MOVE_OK
     results = []
     for _ in range(3):
         _replies(e, WHITE)
@@ -212,7 +211,7 @@ def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
             . . . . .
             . . . . .
             """, WHITE, komi=0.5, rules=PRESETS[rules])
-        assert g.play(WHITE, PASS_POINT) == B.MOVE_OK
+        assert g.play(WHITE, PASS_POINT) == MOVE_OK
         e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=BLACK),
                    config=EngineConfig(search=FAST.search, visits=200, seconds=0,
                                        report_reuse=False, report_moves=False))

@@ -6,8 +6,7 @@ import numpy as np
 
 from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.rules.board import MOVE_OK
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import action_from_point
 from engine.rules.game import GameState
 from engine.search.config import SearchConfig

@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 from sgfmill import common, sgf
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import parse_vertex, xy_from_point
 from engine.rules.game import GameState
 from engine.rules.rulesets import result_string, rules_by_name
@@ -64,7 +63,7 @@ def replay(size: int, komi: float, rules: str, moves) -> GameState:
     game = GameState(size, size, komi, rules_by_name(rules))
     for color, v in moves:
         color = BLACK if color == "b" else WHITE
-        assert game.play(color, parse_vertex(v, size, size)) == B.MOVE_OK
+        assert game.play(color, parse_vertex(v, size, size)) == MOVE_OK
     return game
 
 
@@ -139,7 +138,7 @@ def test_random_opening_legal_deterministic_off_edge():
     assert [c for c, _ in a] == [BLACK, WHITE] * 3
     game = cfg.new_game()
     for color, p in a:
-        assert game.play(color, p) == B.MOVE_OK
+        assert game.play(color, p) == MOVE_OK
         x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 

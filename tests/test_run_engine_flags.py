@@ -7,8 +7,7 @@ from engine.config import EngineConfig
 from engine.evaluators.evaluator import UniformEvaluator
 from engine.evaluators.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
 from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules.board import MOVE_OK
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import parse_vertex
 from launch import factory
 from launch import flags as launch_flags

@@ -7,7 +7,7 @@ import pytest
 from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
 from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
 from engine.rules.coords import action_from_point, point_from_action
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
@@ -123,7 +123,7 @@ def test_positional_superko_move_is_excluded():
         """
     for rules, retake_legal in ((PRESETS["chinese"], True), (PRESETS["tromp-taylor"], False)):
         g = game_from_diagram(diagram, BLACK, rules=rules)
-        assert g.play(BLACK, vertex(g, "C3")) == B.MOVE_OK
+        assert g.play(BLACK, vertex(g, "C3")) == MOVE_OK
         g.play(WHITE, PASS_POINT)
         g.play(BLACK, PASS_POINT)
         retake = action_from_point(vertex(g, "B3"), g.width, g.height)
@@ -315,7 +315,7 @@ class _PathCheckingEvaluator:
             g = deepcopy(self.game)
             for k in range(depth):
                 a = int(buf.path_actions[i, k])
-                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == B.MOVE_OK
+                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == MOVE_OK
             batch_row_from_game(ref, 0, g)
             assert np.array_equal(batch.boards[r, B.ROW_COLOR], ref.boards[0, B.ROW_COLOR])
             assert np.array_equal(batch.history_boards[r, :, B.ROW_COLOR],
@@ -342,7 +342,7 @@ def test_batch_rows_equal_the_game_record_pipeline():
     g = GameState(5, 5, 0.5, PRESETS["chinese"])  # simple ko: tree legality == game legality
     for i, v in enumerate(["C3", "C4", "B4", "pass", "D4", "B3"]):
         color = BLACK if i % 2 == 0 else WHITE
-        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == B.MOVE_OK
+        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == MOVE_OK
     ev = _PathCheckingEvaluator(g)
     s = Search(ev, SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000), seed=9)
     ev.search = s

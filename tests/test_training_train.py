@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from engine.rules.board import MOVE_OK
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
 from engine.rules.coords import parse_vertex
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS

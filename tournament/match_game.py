@@ -23,10 +23,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE, opponent
+from engine.rules.constants import (
+    BLACK,
+    MOVE_KO,
+    MOVE_OCCUPIED,
+    MOVE_OFF_BOARD,
+    MOVE_OK,
+    MOVE_SUICIDE,
+    MOVE_SUPERKO,
+    WHITE,
+    opponent,
+)
 from engine.rules.coords import format_vertex, parse_vertex, point_from_xy
-from engine.rules.game import MOVE_SUPERKO, GameState
+from engine.rules.game import GameState
 from engine.rules.rulesets import result_string, rules_by_name
 from tournament.clock import ClockSpec, PlayerClock
 from tournament.controller import (
@@ -38,8 +47,8 @@ from tournament.controller import (
 )
 
 Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass), as GameState.moves
-WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
-               B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
+WHY_ILLEGAL = {MOVE_OCCUPIED: "occupied", MOVE_OFF_BOARD: "off the board", MOVE_KO: "ko",
+               MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
 # the first set-up command of a new engine process may wait for its start-up (a network to
 # load, code to compile: minutes on a cold cache and a busy machine)
@@ -106,7 +115,7 @@ def color_letter(color: int) -> str:
 def why_illegal(game: GameState, color: int, point: int) -> str | None:
     """None when the move is legal on the GameState, else why it is not (nothing is played)."""
     err = game.move_error(color, point)
-    return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
+    return None if err == MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
 
 
 @dataclass
@@ -143,7 +152,7 @@ def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
     while len(game.moves) < n:
         rng.shuffle(points)
         for p in points:
-            if game.play(color, p) == B.MOVE_OK:
+            if game.play(color, p) == MOVE_OK:
                 break
         else:
             break

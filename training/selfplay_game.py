@@ -49,7 +49,7 @@ from engine.evaluators.onnx_evaluator import (
 )
 from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator, area_owner
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import point_from_action
 from engine.rules.rulesets import rules_by_name
 from engine.search.config import SearchConfig
@@ -276,7 +276,7 @@ def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top
         return
     weights = pi[candidates]
     action = int(rng.choice(candidates, p=weights / weights.sum()))
-    if game.play(game.to_move, point_from_action(action, game.width, game.height)) != 0:
+    if game.play(game.to_move, point_from_action(action, game.width, game.height)) != MOVE_OK:
         return  # pi gives weight to legal moves only; kept as a guard
     try:
         taught = _fill_row(game, position_batch(game), spatial, glob, teacher)

@@ -23,7 +23,20 @@ from numba import njit
 from numba.extending import register_jitable
 
 from engine.rules import coords
-from engine.rules.constants import BLACK, EMPTY, MAX_SIZE, NULL_POINT, PASS_POINT, WALL, WHITE
+from engine.rules.constants import (
+    BLACK,
+    EMPTY,
+    MAX_SIZE,
+    MOVE_KO,
+    MOVE_OCCUPIED,
+    MOVE_OFF_BOARD,
+    MOVE_OK,
+    MOVE_SUICIDE,
+    NULL_POINT,
+    PASS_POINT,
+    WALL,
+    WHITE,
+)
 from engine.rules.coords import action_from_xy, point_from_xy
 
 for _helper in coords.JITABLE:
@@ -54,13 +67,6 @@ H_PRISONERS = 5  # prisoners taken by colour c are at H_PRISONERS + c (6 black, 
 H_NUM_EMPTY = 8
 H_MARK_GEN = 9
 HEADER_LEN = 10
-
-# play() result codes
-MOVE_OK = 0
-MOVE_OCCUPIED = 1
-MOVE_OFF_BOARD = 2
-MOVE_KO = 3
-MOVE_SUICIDE = 4
 
 MAX_POINTS = (MAX_SIZE + 1) * (MAX_SIZE + 2) + 1
 

@@ -10,11 +10,9 @@ from collections import Counter
 import numpy as np
 
 from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT, WHITE, opponent
+from engine.rules.constants import BLACK, MOVE_OK, MOVE_SUPERKO, PASS_POINT, WHITE, opponent
 from engine.rules.coords import point_from_action
 from engine.rules.rulesets import PRESETS, Rules, score_position
-
-MOVE_SUPERKO = 5  # result code beside board.MOVE_* codes
 
 
 def board_with_stones(width: int, height: int, black, white) -> np.ndarray | None:
@@ -26,7 +24,7 @@ def board_with_stones(width: int, height: int, black, white) -> np.ndarray | Non
     board = B.new_board(width, height)
     for color, group in ((BLACK, black), (WHITE, white)):
         for p in group:
-            if B.play(board, p, color, False) != B.MOVE_OK:
+            if B.play(board, p, color, False) != MOVE_OK:
                 return None
     col = board[B.ROW_COLOR]
     if any(col[p] != BLACK for p in black) or any(col[p] != WHITE for p in white):
@@ -86,7 +84,7 @@ class GameState:
             return False
         trial = self.board.copy()
         for p in points:
-            if B.play(trial, p, BLACK, False) != B.MOVE_OK:
+            if B.play(trial, p, BLACK, False) != MOVE_OK:
                 return False
         self._start(trial, WHITE)
         self.handicap_points = list(points)
@@ -171,15 +169,15 @@ class GameState:
         return self._seen_positions[stones] > 0
 
     def move_error(self, color: int, point: int) -> int:
-        """board.MOVE_OK, a board.MOVE_* reason, or MOVE_SUPERKO."""
+        """MOVE_OK, a board.MOVE_* reason, or MOVE_SUPERKO."""
         err = B.move_error(self.board, point, color, self.rules.suicide)
-        if err != B.MOVE_OK or point == PASS_POINT or self.rules.ko == "simple":
+        if err != MOVE_OK or point == PASS_POINT or self.rules.ko == "simple":
             return err
         trial = self.board.copy()
         B.play_unchecked(trial, point, color)
         if self._repeats(int(trial[B.ROW_HEADER, B.H_HASH]), opponent(color)):
             return MOVE_SUPERKO
-        return B.MOVE_OK
+        return MOVE_OK
 
     def legal_mask(self, color: int) -> np.ndarray:
         """Legal actions (bool, W*H + 1, pass last) for colour, superko included."""
@@ -199,17 +197,17 @@ class GameState:
     def play(self, color: int, point: int) -> int:
         """Play a move (any colour: set-up stones may come as consecutive moves).
 
-        Returns board.MOVE_OK or the reason the move is illegal; nothing changes then.
+        Returns MOVE_OK or the reason the move is illegal; nothing changes then.
         """
         err = self.move_error(color, point)
-        if err != B.MOVE_OK:
+        if err != MOVE_OK:
             return err
         self._snapshots.append(self.board.copy())
         B.play_unchecked(self.board, point, color)
         self.moves.append((color, point))
         self.to_move = opponent(color)
         self._push_key(self.stone_hash, self.to_move)
-        return B.MOVE_OK
+        return MOVE_OK
 
     def undo(self) -> bool:
         """Take back the last move exactly; False if there is none."""

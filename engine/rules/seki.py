@@ -10,7 +10,7 @@ a chain in atari (the capture is a useful move). The chains bordering a seki reg
 import numpy as np
 
 from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
 from engine.rules.game import GameState, board_with_stones
 
 
@@ -66,7 +66,7 @@ def _region(col: np.ndarray, p0: int, stride: int, seen: np.ndarray) -> list[int
 
 def _worth_playing(b: np.ndarray, p: int, color: int, suicide: bool) -> bool:
     """Whether `color` at p is legal and captures or leaves its chain two liberties or more."""
-    if B.move_error(b, p, color, suicide) != B.MOVE_OK:
+    if B.move_error(b, p, color, suicide) != MOVE_OK:
         return False
     trial = b.copy()
     if B.play_unchecked(trial, p, color) > 0:

@@ -184,7 +184,7 @@ def play_game(width, height, ko_rule, suicide, rng, max_moves, mask_every=1, sup
     # area score of the final position
     black, white = ref.area()
     assert B.area_counts(gs.board) == (black, white)
-    assert score_position(gs.board, rules, komi) == pytest.approx(black - white - komi)
+    assert score_position(gs.board, rules, komi, 0) == pytest.approx(black - white - komi)
     # undo everything: each earlier board comes back bit for bit
     for before in reversed(boards_before):
         assert gs.undo()

@@ -30,7 +30,7 @@ def features(game, sym=0):
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
-    fill_features(batch, spatial, glob, [sym], handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, [sym])
     return spatial[0], glob[0]
 
 

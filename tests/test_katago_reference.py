@@ -28,7 +28,7 @@ def evaluate(model, game):
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, n, n), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
-    fill_features(batch, spatial, glob, [0], handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, [0])
     raw = model.run(spatial, glob)
     probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))
     stats = oe.score_stats(raw["score"], probs, model.score_outputs, model.multipliers)

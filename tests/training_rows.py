@@ -24,8 +24,7 @@ def features(game: GameState, symmetry: int = 0) -> tuple[np.ndarray, np.ndarray
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
-    fill_features(batch, spatial, glob, np.array([symmetry], np.int64),
-                  handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, np.array([symmetry], np.int64))
     return spatial[0], glob[0]
 
 

@@ -288,7 +288,7 @@ def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top
 def _fill_row(game, batch, spatial, glob, teacher: OnnxModel | None):
     """Fill a row's features of the game's position (`batch`, symmetry 0) into spatial and
     glob; the teacher's outputs there, or None without a teacher."""
-    fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, _ZERO_SYM)
     if teacher is None:
         return None
     raw = teacher.run(spatial, glob)

@@ -36,13 +36,13 @@ def self_komi_white(komi: float, rules, handicap_stones: int) -> float:
     return komi + rules.handicap_bonus(handicap_stones)
 
 
-def fill_features(batch, spatial_out, global_out, symmetries, handicap_stones=0,
-                  passing_hacks=False):
+def fill_features(batch, spatial_out, global_out, symmetries, passing_hacks=False):
     """Fill rows 0..batch.count-1 of spatial_out [B, 22, H, W] and global_out [B, 19] (float32).
 
-    symmetries[i] in 0..7 is applied to row i. handicap_stones: the game's handicap (for the
-    white handicap bonus of the rules). passing_hacks: KataGo's enablePassingHacks (hide the
-    history when a pass would end a game pla does not win); off for kata-raw-nn.
+    symmetries[i] in 0..7 is applied to row i. The white handicap bonus of the rules comes from
+    the batch's handicap_stones, which the rows' game gave it (positions.py, the search), so no
+    caller can leave it out. passing_hacks: KataGo's enablePassingHacks (hide the history when a
+    pass would end a game pla does not win); off for kata-raw-nn.
     """
     rules = batch.rules
     ko = {"simple": KO_SIMPLE, "positional": KO_POSITIONAL, "situational": KO_SITUATIONAL}[rules.ko]
@@ -54,7 +54,7 @@ def fill_features(batch, spatial_out, global_out, symmetries, handicap_stones=0,
     stack, buf = scratch[key]
     fill_batch(batch.count, batch.boards, batch.history_boards, batch.recent_points,
                batch.recent_colors, batch.to_move, batch.legal,
-               self_komi_white(batch.komi, rules, handicap_stones), ko,
+               self_komi_white(batch.komi, rules, batch.handicap_stones), ko,
                rules.scoring == "territory", tax, rules.suicide, rules.friendly_pass_ok,
                passing_hacks, np.asarray(symmetries, dtype=np.int64), spatial_out, global_out,
                stack, buf)

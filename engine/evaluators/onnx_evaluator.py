@@ -317,7 +317,7 @@ class OnnxEvaluator:
         if batch.width != batch.height:
             syms &= 3  # no transposition on a rectangular board
         spatial, global_in = self._inputs(batch.capacity, batch.height, batch.width)
-        fill_features(batch, spatial, global_in, syms, handicap_stones=batch.handicap_stones)
+        fill_features(batch, spatial, global_in, syms)
         raw = self.model.run(spatial[:n], global_in[:n])
         for s in np.unique(syms):
             if s:

@@ -88,8 +88,7 @@ def raw_nn_inputs(model, game, symmetry: int):
     batch = position_batch(game)
     spatial = np.zeros((1, model.num_spatial, h, w), np.float32)
     glob = np.zeros((1, model.num_global), np.float32)
-    fill_features(batch, spatial, glob, np.array([_effective(game, symmetry)], np.int64),
-                  handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, np.array([_effective(game, symmetry)], np.int64))
     return spatial, glob, batch.legal[:1]
 
 

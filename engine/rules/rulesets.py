@@ -122,7 +122,7 @@ def territory_counts(b, dead):
     return black, white, dead_black, dead_white
 
 
-def score_position(b: np.ndarray, rules: Rules, komi: float, handicap_stones: int = 0,
+def score_position(b: np.ndarray, rules: Rules, komi: float, handicap_stones: int,
                    dead: np.ndarray | None = None) -> float:
     """Black's score minus White's (komi and handicap bonus included): positive = Black wins.
 

@@ -128,7 +128,7 @@ def test_snapback():
         O X X X O
         O X a c O
     """)
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0  # throw-in, one liberty (c)
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK  # throw-in, one liberty (c)
     assert libs_at(gs, *marks["a"]) == 1
     assert play(gs, ref, BLACK, marks["c"], pts["c"]) == 1  # black takes it...
     assert chain_size(gs.board, pts["c"]) == 5 and libs_at(gs, *marks["c"]) == 1
@@ -243,7 +243,7 @@ def test_suicide_illegal_by_default():
 def test_suicide_with_the_option_removes_own_chain(diagram, removed):
     gs, ref, pts, marks = setup(diagram, Rules(ko="simple", suicide=True))
     before_hash = gs.stone_hash
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK
     assert color_at(gs, *marks["a"]) == 0
     assert gs.prisoners(BLACK) == removed  # the opponent is credited with the stones
     assert (gs.stone_hash == before_hash) == (removed == 1)
@@ -254,7 +254,7 @@ def test_single_stone_suicide_repeats_the_position_under_tromp_taylor():
     assert B.move_error(gs.board, pts["a"], WHITE, True) == MOVE_OK
     assert gs.play(WHITE, pts["a"]) == MOVE_SUPERKO
     gs, ref, pts, marks = setup(MULTI_SUICIDE, PRESETS["tromp-taylor"])
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK
     assert gs.prisoners(BLACK) == 2
 
 

@@ -10,7 +10,7 @@ from engine.evaluators.evaluator import PositionBatch
 from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
 from engine.evaluators.positions import batch_row_from_game, position_batch
 from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import parse_vertex, point_from_action, xy_from_point
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS, rules_by_name
@@ -22,7 +22,7 @@ def game_of(moves, size=9, rules="chinese", komi=7.5, width=None):
     g = GameState(width, size, komi, rules_by_name(rules))
     for text in moves.split():
         color = BLACK if text[0] == "B" else WHITE
-        assert g.play(color, parse_vertex(text[1:], width, size)) == 0, text
+        assert g.play(color, parse_vertex(text[1:], width, size)) == MOVE_OK, text
     return g
 
 

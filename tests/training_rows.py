@@ -12,7 +12,7 @@ import numpy as np
 from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
 from engine.evaluators.positions import position_batch
 from engine.rules.area import calculate_area
-from engine.rules.constants import BLACK, PASS_POINT
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT
 from engine.rules.coords import action_from_point, point_from_xy
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
@@ -45,7 +45,7 @@ def random_game(size: int, rng: np.random.Generator, komi: float = 0.5, max_move
         records.append((spatial, glob, action, legal, game.to_move))
         point = PASS_POINT if action == size * size else point_from_xy(action % size,
                                                                        action // size, size)
-        assert game.play(game.to_move, point) == 0
+        assert game.play(game.to_move, point) == MOVE_OK
     return game, records
 
 

@@ -32,6 +32,7 @@ from tournament.match_game import (
     read_opening_file,
 )
 from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
+from tournament.resumable import run_resumable
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
@@ -226,15 +227,15 @@ def main(argv: list[str] | None = None, timer: MoveTimer | None = None) -> int:
     ap = parser()
     a = ap.parse_args(argv)
     cfg = config_from(ap, a)
-    try:
+
+    def play() -> tuple[Match, list[dict]]:
         match = Match(cfg, timer)
-        records = match.run(progress=not a.no_progress)
-    except (MatchError, OSError) as exc:
-        print(f"match: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("match: interrupted; rerun with the same --out to continue", file=sys.stderr)
-        return 130
+        return match, match.run(progress=not a.no_progress)
+
+    status, played = run_resumable("match", (MatchError,), play)
+    if status:
+        return status
+    match, records = played
     report(cfg, records)
     print(f"results: {match.path}")
     if a.plot:

@@ -80,7 +80,8 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
     seconds = 0.3 if quick else 1.0
     figures = {}
     for size in (9, 19):
-        for name, games in (("gnugo", reference_games(size)), ("random", random_games(size, 8, rng))):
+        for name, games in (("gnugo", reference_games(size)),
+                            ("random", random_games(size, 8, rng))):
             if games:
                 figures[f"{size}x{size} {name} positions"] = (time_fill(games, size, 16, seconds),
                                                               "us/position")

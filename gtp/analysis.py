@@ -143,7 +143,7 @@ def lz_int(x: float) -> int:
 def shown_moves(snapshot, req: Request) -> list:
     """Candidates to print: searched ones (plus up to minmoves), filtered, capped, best first."""
     out = []
-    for k, m in enumerate(snapshot.moves):
+    for m in snapshot.moves:
         if m.visits <= 0 and len(out) >= req.minmoves:
             continue
         if m.point in req.avoid or (req.allow is not None and m.point not in req.allow):

@@ -14,6 +14,7 @@ from pathlib import Path
 from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
 from onnxruntime.quantization.shape_inference import quant_pre_process
 
+
 def quantize_int8(src: str | Path, dst: str | Path, feeds, float_nodes: list[str]) -> None:
     """onnxruntime's static int8 quantization of the Conv nodes of `src` into `dst` (QDQ,
     unsigned activations, per-channel signed weights), except the nodes named in float_nodes;

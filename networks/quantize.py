@@ -39,8 +39,8 @@ from engine.rules.constants import PASS_POINT
 from engine.rules.coords import point_from_action
 from engine.rules.game import GameState
 from networks import int8_transformer
-from networks.calibration import quantize_int8
 from networks.cache import Model, onnx_for
+from networks.calibration import quantize_int8
 
 RECIPE = "int8-trunk-v3"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32: the stem (networks/katago_convert.py names it

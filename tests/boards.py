@@ -2,8 +2,9 @@
 diagrams, and a full comparison of an engine board with the slow reference (reference_rules).
 
 A diagram is rows of points, top row first (y = 0): X or x black, O or o white, . or + (or
-KataGo's `) empty, any other lowercase letter names an empty point. Points may be separated by spaces ("X . O")
-or not ("X.O"), so KataGo's compact rows (tests/data/katago_board_cases.json) read the same.
+KataGo's `) empty, any other lowercase letter names an empty point. Points may be separated by
+spaces ("X . O") or not ("X.O"), so KataGo's compact rows (tests/data/katago_board_cases.json)
+read the same.
 """
 
 import json

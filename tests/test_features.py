@@ -72,7 +72,8 @@ def test_two_moves_chinese_black_to_move():
 def test_liberty_planes_count_either_color():
     g = game_of("BA1 WB1 BC1 WA2")  # White A2 captures A1
     s, _ = features(g)
-    # After W A2 captures A1: white B1 (libs A1, B2) 2, black C1 (D1, C2) 2, white A2 (A1, A3, B2) 3.
+    # After W A2 captures A1: white B1 (libs A1, B2) 2, black C1 (D1, C2) 2, white A2 (A1, A3,
+    # B2) 3.
     assert np.array_equal(s[4], at(g, "B1", "C1")) and np.array_equal(s[5], at(g, "A2"))
     assert not s[3].any()
 
@@ -102,7 +103,8 @@ def test_handicap_bonus_enters_self_komi_under_chinese_rules():
 
 @pytest.mark.parametrize("komi,area,want", [
     (7.5, 81, 0.5), (-7.5, 81, -0.5), (7.0, 81, 0.0), (-7.0, 81, 0.0), (6.5, 81, -0.5),
-    (-6.5, 81, 0.5), (5.5, 81, 0.5), (7.5, 70, -0.5), (-7.5, 70, 0.5), (7.0, 70, 0.0), (8.25, 70, 0.25), (6.25, 81, -0.25),
+    (-6.5, 81, 0.5), (5.5, 81, 0.5), (7.5, 70, -0.5), (-7.5, 70, 0.5), (7.0, 70, 0.0),
+    (8.25, 70, 0.25), (6.25, 81, -0.25),
     (6.5, 70, 0.5), (0.0, 70, 0.0)])
 def test_komi_parity_wave(komi, area, want):
     assert _komi_wave(np.float32(komi), area) == np.float32(want)

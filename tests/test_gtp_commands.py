@@ -230,7 +230,8 @@ def test_malformed_color_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
         ("3 play b Z9", "?3 syntax error"), ("4 play b K5", "?4 syntax error"),
         ("5 play b resign", "?5 syntax error"), ("6 play", "?6 syntax error"),
         ("7 play b e5", "?7 illegal move"), ("8 genmove x", "?8 syntax error"),
-        ("9 reg_genmove purple", "?9 syntax error"), ("10 kgs-genmove_cleanup 1", "?10 syntax error"),
+        ("9 reg_genmove purple", "?9 syntax error"),
+        ("10 kgs-genmove_cleanup 1", "?10 syntax error"),
         ("11 time_left x 10 0", "?11 syntax error"), ("12 dosaku-policy y", "?12 syntax error"),
         ("13 dosaku-visits x", "?13 syntax error"), ("14 dosaku-pv b4", "?14 syntax error"),
     ]

@@ -136,7 +136,7 @@ def test_b6c96_layers_match_appendix_a(b6, katago_network_spec):
 
 
 def test_b6c96_norms_are_fixup(b6):
-    norms = [l for l in kb.layers(b6) if isinstance(l, kb.Norm)]
+    norms = [layer for layer in kb.layers(b6) if isinstance(layer, kb.Norm)]
     assert len(norms) == 4 * 2 + 2 * 3 + 1 + 3  # blocks, trunk tip, g1 p1 v1
     for n in norms:
         assert np.all(n.mean == 0) and np.all(n.var == 1) and n.eps == pytest.approx(1e-20)
@@ -409,7 +409,7 @@ def test_synthetic_versions_convert_and_match_reference(version, tmp_path):
     model, path = write_and_load(writer, tmp_path, f"tiny{version}")
     assert model.policy.channels == pc
     assert model.multipliers == (tuple(MULTS) if version >= 13 else kb.DEFAULT_MULTIPLIERS)
-    kinds = {l.kind for l in kb.layers(model) if isinstance(l, kb.Act)}
+    kinds = {layer.kind for layer in kb.layers(model) if isinstance(layer, kb.Act)}
     assert kinds == (set(ACTS) if version >= 11 else {"ACTIVATION_RELU"})
 
     session = check_onnx_against_reference(model, path, tmp_path, version)

@@ -17,7 +17,7 @@ def ladder_map(b, one_liberty):
     stack, buf = new_ladder_scratch(w, h)
     moves = np.zeros(2, dtype=np.int64)
     rows = []
-    for x, y, p in points_xy(b):
+    for x, _, p in points_xy(b):
         if x == 0:
             rows.append("")
         if b[B.ROW_COLOR, p] == EMPTY:

@@ -36,8 +36,9 @@ def test_cache_dir_changes_when_an_engine_source_changes(tmp_path):
 
 def test_explicit_numba_cache_dir_is_respected(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "mine"), PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", "import engine, numba; print(numba.config.CACHE_DIR)"],
-                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    code = "import engine, numba; print(numba.config.CACHE_DIR)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
     assert out == str(tmp_path / "mine")
 
 

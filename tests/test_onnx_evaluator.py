@@ -222,7 +222,8 @@ def test_symmetry_moves_points_as_the_spec_table(sym):
 def test_symmetry_on_rectangles_ignores_transpose():
     board = np.arange(12.0).reshape(3, 4)
     for sym in range(4):
-        np.testing.assert_array_equal(oe.apply_symmetry(board, sym + 4), oe.apply_symmetry(board, sym))
+        np.testing.assert_array_equal(oe.apply_symmetry(board, sym + 4),
+                                      oe.apply_symmetry(board, sym))
 
 
 @pytest.mark.parametrize("sym", range(8))
@@ -234,7 +235,8 @@ def test_undo_symmetry_outputs_returns_points_to_the_board(sym):
     policy[0, -1] = 0.25
     own = np.zeros((1, n, n), np.float32)
     own[0, ny, nx] = -0.5
-    raw = {"policy": policy, "policy_optimistic": policy, "ownership": own, "value": np.ones((1, 3))}
+    raw = {"policy": policy, "policy_optimistic": policy, "ownership": own,
+           "value": np.ones((1, 3))}
     back = oe.undo_symmetry_outputs(raw, sym)
     for key in ("policy", "policy_optimistic"):
         assert back[key][0, y * n + x] == 0.75 and back[key][0, -1] == 0.25

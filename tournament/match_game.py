@@ -22,6 +22,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from engine.rules.constants import (
     BLACK,
@@ -473,7 +474,7 @@ class GameRunner:
             command = f"genmove {letter}"
             try:
                 answer, elapsed = self.timer.genmove(
-                    color, lambda: self._call(color, mover, command, timeout))
+                    color, partial(self._call, color, mover, command, timeout))
             except GtpFailure as exc:
                 raise _Loss(color, "illegal", f"genmove failed: {exc.message}") from None
             if timeout is not None and elapsed > timeout:

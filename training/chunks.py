@@ -69,7 +69,8 @@ class Rows:
         bits = self.spatial_bits[rows]
         n_values = self.num_spatial * self.height * self.width
         planes = np.unpackbits(bits, axis=1, count=n_values)
-        return planes.reshape(len(bits), self.num_spatial, self.height, self.width).astype(np.float32)
+        shape = (len(bits), self.num_spatial, self.height, self.width)
+        return planes.reshape(shape).astype(np.float32)
 
 
 def pack_spatial(spatial: np.ndarray) -> np.ndarray:

@@ -133,7 +133,8 @@ def _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result):
             result[p0] = pla
 
     for r in range(n_regions):
-        mark = any_pla and not borders_dead[r] and (internal[r] <= 1 or (safe_big and not has_opp[r]))
+        mark = any_pla and not borders_dead[r] and (internal[r] <= 1
+                                                   or (safe_big and not has_opp[r]))
         if mark:
             for i in range(reg_start[r], reg_start[r] + reg_len[r]):
                 result[points[i]] = pla
@@ -145,7 +146,8 @@ def _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result):
 
 @njit(cache=True)
 def calculate_area(b, result, non_pass_alive_stones, safe_big, unsafe_big, suicide):
-    """KataGo's calculateArea into result (length b.shape[1]); suicide = multi-stone suicide legal."""
+    """KataGo's calculateArea into result (length b.shape[1]); suicide = multi-stone suicide
+    legal."""
     result[:] = EMPTY
     for pla in (np.int64(BLACK), np.int64(WHITE)):  # one compiled version for both colours
         _area_for_pla(b, pla, safe_big, unsafe_big, suicide, result)

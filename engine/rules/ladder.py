@@ -103,7 +103,8 @@ def _legal(b, p, color):
 
 @njit(cache=True)
 def _would_be_ko_capture(b, p, color):
-    """p is surrounded by the other colour (or walls) with exactly one single-stone chain in atari."""
+    """p is surrounded by the other colour (or walls) with exactly one single-stone chain in
+    atari."""
     if b[B.ROW_COLOR, p] != EMPTY:
         return False
     stride = b[B.ROW_HEADER, B.H_STRIDE]

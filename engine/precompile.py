@@ -22,6 +22,9 @@ from engine.evaluators.positions import batch_row_from_game
 from engine.search.config import SearchConfig
 
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
+# the folder that holds engine/ (a checkout, or dosaku/ in site-packages): the helper imports
+# engine from it wherever it starts
+PACKAGES = Path(__file__).resolve().parents[1]
 
 
 def cache_is_cold() -> bool:
@@ -36,8 +39,9 @@ def start_helper(kind: str | None) -> subprocess.Popen | None:
     if (os.cpu_count() or 1) < 2 or not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
         return None
     args = [sys.executable, "-m", "engine.precompile"] + ([kind] if kind else [])
+    path = os.pathsep.join(filter(None, [str(PACKAGES), os.environ.get("PYTHONPATH")]))
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=path))
 
 
 def wait_for(helper: subprocess.Popen) -> None:

@@ -226,32 +226,35 @@ def build_wheel(tmp_path: Path) -> Path:
 
 def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
     """The wheel's file list and metadata: every module of every package setup.cfg installs,
-    run_engine, the shipped nets byte for byte with their cards and int8 copies, the `dosaku`
-    command, and torch and ray only as extras. (Installing it into a new virtual environment and
-    playing there is the slow test below.)"""
+    run_engine, the shipped nets byte for byte with their cards and int8 copies, all inside one
+    top-level package, dosaku; the `dosaku` command, and torch and ray only as extras.
+    (Installing it into a new virtual environment and playing there is the slow test below.)"""
     wheel = build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         dist_info = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
         metadata = z.read(f"{dist_info}/METADATA").decode()
-        carried = {name: hashlib.sha256(z.read(f"weights/{name}.onnx")).hexdigest()
+        carried = {name: hashlib.sha256(z.read(f"dosaku/weights/{name}.onnx")).hexdigest()
                    for name in shipped_names()}
-        int8 = {name: hashlib.sha256(z.read(f"weights/int8/{name}.onnx")).hexdigest()
+        int8 = {name: hashlib.sha256(z.read(f"dosaku/weights/int8/{name}.onnx")).hexdigest()
                 for name in shipped_names()}
-        cards = {name: z.read(f"weights/{name}.md").decode() for name in shipped_names()}
+        cards = {name: z.read(f"dosaku/weights/{name}.md").decode() for name in shipped_names()}
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    packages = {n for n in config["options.packages.find"]["include"].split() if "." not in n}
-    on_disk = {p.relative_to(ROOT).as_posix() for pkg in packages
+    packages = {n.removeprefix("dosaku.") for n in config["options"]["packages"].split()
+                if n.count(".") == 1}
+    on_disk = {"dosaku/" + p.relative_to(ROOT).as_posix() for pkg in packages
                for p in (ROOT / pkg).rglob("*.py") if "__pycache__" not in p.parts}
     assert on_disk and on_disk <= names, sorted(on_disk - names)
-    assert "run_engine.py" in names
-    assert not any(n.startswith("tests/") for n in names)
+    assert {"dosaku/__init__.py", "dosaku/run_engine.py"} <= names
+    assert {n.split("/")[0] for n in names} == {"dosaku", dist_info}
+    assert not any(n.startswith("dosaku/tests/") for n in names)
     assert carried == {name: file_sha256(model_path(name)) for name in shipped_names()}
     assert int8 == {name: file_sha256(int8_model_path(name)) for name in shipped_names()}
     assert cards == {name: card_path(name).read_text() for name in shipped_names()}
-    assert re.search(r"^dosaku\s*=\s*run_engine:main$", entry_points, re.MULTILINE), entry_points
+    assert re.search(r"^dosaku\s*=\s*dosaku\.run_engine:main$", entry_points, re.MULTILINE), \
+        entry_points
     requires = re.findall(r"^Requires-Dist: (.*)$", metadata, re.MULTILINE)
     heavy = [r for r in requires if re.match(r"(torch|ray)\b", r)]
     assert heavy and all("extra ==" in r for r in heavy), requires
@@ -281,20 +284,26 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    modules = run([python, "-c", "import run_engine, launch, weights, engine, gtp, networks\n"
-                   "import numba\n"
-                   "for m in (run_engine, launch, weights, engine, gtp, networks, numba): "
-                   "print(m.__file__)"], elsewhere).split()
-    assert all(Path(f).is_relative_to(site) for f in modules), modules
+    generic = run([python, "-c", "import importlib.util as u\n"
+                   "print([m for m in ('engine', 'gtp', 'launch', 'weights', 'run_engine') "
+                   "if u.find_spec(m)])"], elsewhere)
+    assert generic.strip() == "[]", f"the install put {generic} at the top of site-packages"
+    modules = run([python, "-c", "import dosaku, run_engine, launch, weights, engine, gtp\n"
+                   "import networks, numba\n"
+                   "for m in (run_engine, launch, weights, engine, gtp, networks): "
+                   "print(m.__file__)\n"
+                   "print(numba.__file__)"], elsewhere).split()
+    assert all(Path(f).is_relative_to(site / "dosaku") for f in modules[:-1]), modules
+    assert Path(modules[-1]).is_relative_to(site), modules
     absent = run([python, "-c", "import importlib.util as u\n"
                   "print([m for m in ('torch', 'ray', 'sympy') if u.find_spec(m)])"], elsewhere)
     assert absent.strip() == "[]", f"the base install brought {absent}"
-    installed = (site / "weights" / "default.onnx").resolve()
+    installed = (site / "dosaku" / "weights" / "default.onnx").resolve()
     assert installed.is_file(), f"the wheel does not carry the net: {installed} is missing"
     assert file_sha256(installed) == file_sha256(shipped)
-    card = site / "weights" / "default.md"
+    card = site / "dosaku" / "weights" / "default.md"
     assert card.is_file() and card.read_text() == default_card_path().read_text()
-    int8 = site / "weights" / "int8" / "default.onnx"
+    int8 = site / "dosaku" / "weights" / "int8" / "default.onnx"
     assert file_sha256(int8) == file_sha256(int8_model_path("default"))
 
     log = io.StringIO()

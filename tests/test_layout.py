@@ -1,5 +1,5 @@
 """The architecture's dependency rules, checked on the import statements of every .py file of
-every package (the packages setup.cfg installs) and of run_engine.py:
+every package (the packages setup.cfg installs, each of them) and of run_engine.py:
 
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
@@ -68,12 +68,28 @@ ONLY_IN = {  # module, its submodules included -> the files (a "folder/": its fi
 FEATURE_NAMES = {"FEATURE_SET", "NUM_SPATIAL", "NUM_GLOBAL"}
 
 
-def installed_packages() -> list[str]:
-    """Top-level packages named in setup.cfg's [options.packages.find] include list."""
+def setup_packages() -> set[str]:
+    """The packages setup.cfg installs, by their names in the repository: "dosaku.engine.rules"
+    is engine/rules/ (setup.cfg installs the root as the package dosaku)."""
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
-    include = cfg["options.packages.find"]["include"].split()
-    return sorted({name for name in include if "." not in name})
+    listed = cfg["options"]["packages"].split()
+    return {name.removeprefix("dosaku.") for name in listed if name != "dosaku"}
+
+
+def installed_packages() -> list[str]:
+    """The top-level packages among them."""
+    return sorted(name for name in setup_packages() if "." not in name)
+
+
+def packages_on_disk(folder: Path = ROOT, prefix: str = "") -> set[str]:
+    """Every package below `folder`: each folder with an __init__.py inside one that has one
+    (or at the root), by its dotted name."""
+    found = set()
+    for sub in folder.iterdir():
+        if (sub / "__init__.py").is_file():
+            found |= {prefix + sub.name} | packages_on_disk(sub, f"{prefix}{sub.name}.")
+    return found
 
 
 def checked_files() -> dict[str, list[Path]]:
@@ -114,8 +130,7 @@ def misplaced_imports(rel: str, names: set[str]) -> set[str]:
 
 
 def test_every_package_is_installed_and_checked():
-    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")}
-    assert on_disk == set(installed_packages())
+    assert packages_on_disk() == setup_packages()
     assert set(FORBIDDEN) == set(installed_packages()) | {"run_engine"}
     assert all(checked_files().values())
 

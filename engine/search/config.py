@@ -20,7 +20,7 @@ class _Index(IntEnum):
 
 
 class FloatParam(_Index):
-    """Entries of the float64 parameter vector of the search kernels (engine/search.py).
+    """Entries of the float64 parameter vector of the search kernels (engine/search/driver.py).
 
     SearchConfig.kernel_params fills entry `name` from the SearchConfig field of that name or
     from a per-search value; adding a parameter means adding a member here.
@@ -49,7 +49,7 @@ class IntParam(_Index):
     ucb1 = auto()  # per search: UCB1 selection (configured, or the evaluator has no priors)
     suicide = auto()  # per search: the rules allow suicide
     max_collisions = auto()  # at least 1
-    max_depth = auto()  # per search: deepest path recorded (engine.tree.max_depth_for)
+    max_depth = auto()  # per search: deepest path recorded (engine.search.tree.max_depth_for)
     history = auto()  # per search: the evaluator reads history boards
     exact_end = auto()  # per search: two passes are scored as the board stands (the rules
     #                     make dead stones be captured, as Tromp-Taylor's do); else the

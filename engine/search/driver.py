@@ -262,8 +262,9 @@ class Search:
         buf.root_prior[:] = 0
         self._prior_ready = False
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
-        row = self._root_batch.legal[0]  # the root's own evaluation: the same moves
-        row[:] = root_moves(row, allowed)
+        if allowed is not None:  # the root's own evaluation sees the same root moves
+            row = self._root_batch.legal[0]
+            row[:] = root_moves(row, allowed)
         self._evaluate_root_policy(game, color)
         if t.node_state[self.root] == T.EXPANDED:
             self._setup_root_prior(noise_weight, noise_alpha_scale)

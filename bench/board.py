@@ -1,7 +1,7 @@
 """Board speed: moves/s of random legal games and random playouts/s, 9x9 and 19x19, one core.
 
 A playout copies an empty board into a scratch board and plays uniformly random legal moves
-that fill no own eye-like point (engine.board.random_playout) until two passes, so it is also
+that fill no own eye-like point (engine.rules.board.random_playout) until two passes, so it is also
 a random legal game; moves/s counts its moves (passes included). Each figure is the best of
 three rounds timed in CPU time of this process (the cores are shared), after a warm-up that
 also triggers the JIT compile.
@@ -16,11 +16,11 @@ import numpy as np
 from numba import njit
 
 from bench.runner import print_figures
-from engine import board as B
-from engine.constants import BLACK
+from engine.rules import board as B
+from engine.rules.constants import BLACK
 
 
-# Not cached on purpose: numba's cache does not notice changes in engine/board.py, so a cached
+# Not cached on purpose: numba's cache does not notice changes in engine/rules/board.py, so a cached
 # caller would keep timing the board code it was first compiled with.
 @njit
 def run_playouts(root, scratch, count, allow_suicide):

@@ -36,6 +36,7 @@ def _flags(size: int, *extra: str):
 def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[float, float]:
     """(new visits per second of genmove, genmove seconds / seconds asked) over `moves` moves
     of a game the engine plays against itself at `seconds` a move (tree reuse included)."""
+    from engine.rules.constants import MOVE_OK
     from launch.factory import build_engine
     e = build_engine(_flags(size, "--time", str(seconds), *flags))
     e.genmove(e.to_move, commit=False)  # first touch of the tree and network buffers
@@ -49,7 +50,7 @@ def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[
         move = e.genmove(e.to_move, commit=False)
         spent += time.monotonic() - start
         visits += int(search.tree.node_visits[search.root]) - before
-        if not isinstance(move, int) or e.play(e.to_move, move) != 0:
+        if not isinstance(move, int) or e.play(e.to_move, move) != MOVE_OK:
             break
     return visits / spent, spent / (moves * seconds)
 
@@ -71,8 +72,8 @@ def measure_time(quick: bool) -> Figures:
 def play_game(black, white, max_moves: int) -> float:
     """Play a game between two engines on their own copies of the board; Black's result
     (1 win, 0.5 draw, 0 loss) by resignation or by final_score after two passes."""
-    from engine.constants import BLACK, PASS_POINT, WHITE
     from engine.engine import RESIGN
+    from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
     engines = {BLACK: black, WHITE: white}
     passes = 0
     color = BLACK
@@ -81,7 +82,7 @@ def play_game(black, white, max_moves: int) -> float:
         if move == RESIGN:
             return 0.0 if color == BLACK else 1.0
         other = engines[3 - color]
-        if other.play(color, move) != 0:
+        if other.play(color, move) != MOVE_OK:
             raise RuntimeError(f"the engines disagree on the position: {move} refused")
         passes = passes + 1 if move == PASS_POINT else 0
         if passes == 2:

@@ -14,13 +14,13 @@ import time
 import numpy as np
 
 from bench.runner import KATAGO_REFERENCE
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex, point_from_action
-from engine.evaluator import PositionBatch
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import GameState
-from engine.positions import batch_row_from_game
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import PositionBatch
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.positions import batch_row_from_game
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex, point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 
 
 def reference_games(size):
@@ -80,7 +80,8 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
     seconds = 0.3 if quick else 1.0
     figures = {}
     for size in (9, 19):
-        for name, games in (("gnugo", reference_games(size)), ("random", random_games(size, 8, rng))):
+        for name, games in (("gnugo", reference_games(size)),
+                            ("random", random_games(size, 8, rng))):
             if games:
                 figures[f"{size}x{size} {name} positions"] = (time_fill(games, size, 16, seconds),
                                                               "us/position")

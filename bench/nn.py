@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from bench.runner import B6C96_MODEL, B10_MODEL, Skip
-from engine.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
+from engine.evaluators.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
 from networks.cache import onnx_for
 from networks.int8_copy import int8_for
 
@@ -31,7 +31,8 @@ def inputs(model: OnnxModel, batch: int, size: int, rng):
 def rates(model: OnnxModel, batch: int, size: int, seconds: float) -> tuple[float, float]:
     """(evaluations per wall second, per CPU second of this process), each the best of three
     slices of `seconds`/3: the cores are shared, so the best slice is the least disturbed one.
-    The CPU-second rate hardly depends on other load; with 1 thread it is the speed on an idle core."""
+    The CPU-second rate hardly depends on other load; with 1 thread it is the speed on an idle
+    core."""
     spatial, glob = inputs(model, batch, size, np.random.default_rng(0))
     for _ in range(2):
         model.run(spatial, glob)
@@ -64,7 +65,8 @@ def variants(path, size, batch, threads, seconds):
             opts = session_options(threads, optimization=level, parallel=parallel)
             wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
             mode = "parallel" if parallel else "sequential"
-            print(f"  opt={level:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
+            print(f"  opt={level:<9} mode={mode:<10}   {wall:6.0f} /{cpu:5.0f} evals/s "
+                  "(wall / CPU)")
     opts = session_options(threads, spinning=False)
     wall, cpu = rates(OnnxModel(path, options=opts), batch, size, seconds)
     print(f"  opt=all       no spinning       {wall:6.0f} /{cpu:5.0f} evals/s (wall / CPU)")
@@ -82,7 +84,8 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
         for size in (9, 19):
             for batch in (1, 16):
                 wall, _ = rates(model, batch, size, seconds)
-                figures[f"b6c96 {size}x{size} batch {batch}, {threads} thread(s)"] = (wall, "evals/s")
+                name = f"b6c96 {size}x{size} batch {batch}, {threads} thread(s)"
+                figures[name] = (wall, "evals/s")
     return figures
 
 

@@ -11,12 +11,12 @@ import argparse
 import time
 
 from bench.runner import B6C96_MODEL, Skip
-from engine.config import SearchConfig
-from engine.evaluator import PositionBatch, UniformEvaluator
-from engine.game import GameState
-from engine.rollout import RolloutEvaluator
-from engine.search import Search
-from engine.search_limits import SearchLimits
+from engine.evaluators.evaluator import PositionBatch, UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules.game import GameState
+from engine.search.config import SearchConfig
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
 
 
 def search_rate(evaluator, size: int, visits: int, batch: int) -> tuple[float, float]:
@@ -67,7 +67,7 @@ def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     evaluations in flight, batches growing to 16, cache off), float32 and int8."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
     from networks.cache import onnx_for
     from networks.int8_copy import int8_for
     figures = {}

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
 from training.chunks import Rows, pack_spatial
 from training.model import build_net
 from training.replay import ReplayWindow

@@ -13,24 +13,24 @@ from typing import Callable
 
 import numpy as np
 
-from engine import board as B
 from engine import precompile
-from engine.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
 from engine.config import EngineConfig
-from engine.constants import BLACK, EMPTY, WHITE
-from engine.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.dead_stones import DeadStones, black_ownership
-from engine.evaluator import UniformEvaluator
-from engine.free_handicap import free_handicap_points
-from engine.game import GameState, restricted_view
-from engine.move_choice import ResignWatch, choose_action, lower_confidence_bounds
-from engine.positions import position_batch
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS, Rules
-from engine.search import Search
-from engine.search_limits import SearchLimits
-from engine.search_results import RootStats
-from engine.seki import seki_stones
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.evaluators.positions import position_batch
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules import board as B
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
+from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
+from engine.rules.free_handicap import free_handicap_points
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS, Rules
+from engine.rules.seki import seki_stones
+from engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
+from engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
+from engine.search.results import RootStats
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
@@ -70,7 +70,6 @@ class Engine:
         self.config = config if config is not None else EngineConfig()
         self.game = GameState(width, height, komi, rules)
         self.clock = Clock()
-        self._rng = np.random.default_rng(self.config.seed)
         self.log = log if log is not None else (lambda msg: print(msg, file=sys.stderr))
         self.evaluator = evaluator if evaluator is not None else RolloutEvaluator()
         self.search = Search(self.evaluator, self.config.search, self.config.seed, self.log)
@@ -78,7 +77,7 @@ class Engine:
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
         self._root_limit: bytes | None = None  # the root moves the tree was searched with
-        #                                        (_view), None = all
+        #                                        (_run), None = all
         self._warm = threading.Event()  # cleared while a background warm-up runs
         self._warm.set()
         self._warm_error: BaseException | None = None
@@ -204,9 +203,9 @@ class Engine:
         self._reset()
 
     def play(self, color: int, point: int) -> int:
-        """board.MOVE_OK or the reason the move is illegal (nothing changes then)."""
+        """MOVE_OK or the reason the move is illegal (nothing changes then)."""
         err = self.game.play(color, point)
-        if err == B.MOVE_OK:
+        if err == MOVE_OK:
             self._follow_move()
         return err
 
@@ -317,13 +316,10 @@ class Engine:
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
-        game = self._view(self._cleanup_moves(color) if cleanup else None)
-        playouts = self.search.run(game, color, limits, stop=stop, on_update=update,
-                                   interval=interval,
-                                   noise_weight=cfg.noise_weight if cfg.dirichlet_noise else 0.0,
-                                   noise_alpha_scale=cfg.noise_alpha_scale)
+        playouts = self._run(color, limits, self._cleanup_moves(color) if cleanup else None,
+                             stop=stop, on_update=update, interval=interval)
         stats = self.search.root_stats()
-        action = choose_action(stats, cfg, self._rng, self.game)
+        action = choose_action(stats, cfg, self.game)
         point = point_from_action(action, self.game.width, self.game.height)
         seconds = time.monotonic() - started
         self.clock.record_move(color, seconds)
@@ -359,8 +355,7 @@ class Engine:
         the opponent's time); the tree is what the next genmove reuses. Returns playouts."""
         if self.game.is_over():
             return 0
-        return self.search.run(self._view(None), self.to_move, SearchLimits(), stop=stop,
-                               pondering=True)
+        return self._run(self.to_move, SearchLimits(), stop=stop, pondering=True)
 
     def set_config(self, config: EngineConfig) -> None:
         """New settings from the next search on (a new search shape starts a fresh tree)."""
@@ -372,11 +367,10 @@ class Engine:
         """The search limits of a genmove now: the config's, with the clock's budget."""
         cfg = self.config
         g = self.game
-        sampling = cfg.temperature > 0 and len(g.moves) < cfg.temperature_moves
         budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
         bank_time = budget is not None and self.clock.keeps_saved_time(color)
         return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
-                            early_stop=cfg.early_stop and bank_time and not sampling)
+                            early_stop=cfg.early_stop and bank_time)
 
     def _cleanup_moves(self, color: int) -> np.ndarray | None:
         """The root moves permitted for a cleanup move (see genmove), None for all."""
@@ -398,7 +392,7 @@ class Engine:
     def snapshot(self, color: int) -> AnalysisSnapshot:
         """The current search statistics as an AnalysisSnapshot (best candidate first)."""
         stats = self.search.root_stats()
-        chosen = choose_action(stats, self.config, self._rng, self.game, sample=False)
+        chosen = choose_action(stats, self.config, self.game)
         lcb = lower_confidence_bounds(stats, self.config.lcb_stdevs)
         utility_lcb = lower_confidence_bounds(
             replace(stats, value=stats.utility, value_sq=stats.utility_sq), self.config.lcb_stdevs)
@@ -408,7 +402,7 @@ class Engine:
     def think(self, color: int) -> AnalysisSnapshot:
         """Search as genmove would (same limits) and report, playing nothing and leaving the
         clocks alone; the tree stays for the next search of this position."""
-        self.search.run(self._view(None), color, self._limits(color))
+        self._run(color, self._limits(color))
         return self.snapshot(color)
 
     @_after_warm_up
@@ -429,9 +423,8 @@ class Engine:
         avoid / allow (points) restrict the root moves searched: never the avoided ones; only
         the allowed ones when `allow` is given (pass stays possible if nothing else is left).
         """
-        game = self._view(self._permitted(avoid, allow))
-        self.search.run(game, color, SearchLimits(), stop=stop,
-                        on_update=lambda: on_update(self.snapshot(color)), interval=interval)
+        self._run(color, SearchLimits(), self._permitted(avoid, allow), stop=stop,
+                  on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
 
@@ -464,16 +457,18 @@ class Engine:
         permitted[[action_from_point(p, w, h) for p in avoid]] = False
         return permitted
 
-    def _view(self, permitted: np.ndarray | None):
-        """The game as the next search sees it: root moves limited to `permitted` (None: all;
-        engine.game.restricted_view). A tree searched with other root moves starts afresh, as
-        KataGo's does when the avoided moves change: its root visits went to moves not allowed
-        now or passed over moves that are, and would count toward this search's limits."""
-        key = None if permitted is None else permitted.tobytes()
+    def _run(self, color: int, limits: SearchLimits, allowed: np.ndarray | None = None,
+             **options) -> int:
+        """Search the game for `color` with the root moves limited to `allowed` (bool per
+        action, pass last; None: all); `options` go to Search.run. A tree searched with other
+        root moves starts afresh, as KataGo's does when the avoided moves change: its root visits
+        went to moves not allowed now or passed over moves that are, and would count toward
+        this search's limits."""
+        key = None if allowed is None else allowed.tobytes()
         if key != self._root_limit:
             self.search.reset()
             self._root_limit = key
-        return self.game if permitted is None else restricted_view(self.game, permitted)
+        return self.search.run(self.game, color, limits, allowed=allowed, **options)
 
     # ---- raw network output ----------------------------------------------------------------
     @property
@@ -483,10 +478,11 @@ class Engine:
 
     @_after_warm_up
     def raw_nn(self, symmetries: list[int]) -> list:
-        """engine.raw_nn.RawNN of the current position for each symmetry (network only)."""
+        """engine.evaluators.raw_nn.RawNN of the current position for each symmetry (network
+        only)."""
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
-        from engine.raw_nn import raw_nn
+        from engine.evaluators.raw_nn import raw_nn
         model = self.evaluator.raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 
@@ -497,7 +493,7 @@ class Engine:
         return self._dead.judge(self.game, self.evaluator)
 
     def seki_stones(self) -> list[int]:
-        """Points of living stones in seki (engine/seki.py), the dead stones taken off."""
+        """Points of living stones in seki (engine/rules/seki.py), the dead stones taken off."""
         return seki_stones(self.game, self.dead_stones())
 
     @_after_warm_up

@@ -18,10 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.config import SearchConfig
-from engine.positions import batch_row_from_game
+from engine.evaluators.positions import batch_row_from_game
+from engine.search.config import SearchConfig
 
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
+# the folder that holds engine/ (a checkout, or dosaku/ in site-packages): the helper imports
+# engine from it wherever it starts
+PACKAGES = Path(__file__).resolve().parents[1]
 
 
 def cache_is_cold() -> bool:
@@ -36,8 +39,9 @@ def start_helper(kind: str | None) -> subprocess.Popen | None:
     if (os.cpu_count() or 1) < 2 or not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
         return None
     args = [sys.executable, "-m", "engine.precompile"] + ([kind] if kind else [])
+    path = os.pathsep.join(filter(None, [str(PACKAGES), os.environ.get("PYTHONPATH")]))
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=path))
 
 
 def wait_for(helper: subprocess.Popen) -> None:
@@ -50,18 +54,18 @@ def wait_for(helper: subprocess.Popen) -> None:
 
 def compile_evaluator(kind: str | None) -> None:
     """Compile the kernels of a leaf evaluator kind (playouts or network input features)."""
-    from engine.evaluator import PositionBatch
+    from engine.evaluators.evaluator import PositionBatch
     if kind is None:
         return
     batch = PositionBatch(2, 9, 9, 7.5, _scratch_game().rules)
     batch_row_from_game(batch, 0, _scratch_game())
     batch.count = 1
     if kind == "rollout":
-        from engine.rollout import RolloutEvaluator
+        from engine.evaluators.rollout import RolloutEvaluator
         RolloutEvaluator().evaluate(batch)
         return
-    from engine.features import fill_features
-    from engine.onnx_evaluator import KNOWN_FEATURE_SETS
+    from engine.evaluators.features import fill_features
+    from engine.evaluators.onnx_evaluator import KNOWN_FEATURE_SETS
     planes, globals_ = KNOWN_FEATURE_SETS[kind]
     fill_features(batch, np.zeros((2, planes, 9, 9), np.float32),
                   np.zeros((2, globals_), np.float32), np.zeros(1, np.int64))
@@ -70,12 +74,12 @@ def compile_evaluator(kind: str | None) -> None:
 def compile_game_and_tree() -> None:
     """Compile what a genmove calls around the selection: the backup, moves, legality, tree
     reuse."""
-    from engine import tree as T
-    from engine.constants import BLACK
-    from engine.coords import point_from_xy
-    from engine.evaluator import UniformEvaluator
-    from engine.search import Search
-    from engine.search_limits import root_visit_gap
+    from engine.evaluators.evaluator import UniformEvaluator
+    from engine.rules.constants import BLACK
+    from engine.rules.coords import point_from_xy
+    from engine.search import tree as T
+    from engine.search.driver import Search
+    from engine.search.limits import root_visit_gap
     game = _scratch_game()
     Search(UniformEvaluator(), SearchConfig(max_nodes=4, max_edges=400)).compile_backup(game)
     game.play(BLACK, point_from_xy(4, 4, 9))
@@ -88,7 +92,7 @@ def compile_game_and_tree() -> None:
 
 
 def _scratch_game():
-    from engine.game import GameState
+    from engine.rules.game import GameState
     return GameState(9, 9)
 
 

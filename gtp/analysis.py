@@ -13,8 +13,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from engine.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
-from engine.constants import PASS_POINT
+from engine.rules.constants import PASS_POINT
+from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ def lz_int(x: float) -> int:
 def shown_moves(snapshot, req: Request) -> list:
     """Candidates to print: searched ones (plus up to minmoves), filtered, capped, best first."""
     out = []
-    for k, m in enumerate(snapshot.moves):
+    for m in snapshot.moves:
         if m.visits <= 0 and len(out) >= req.minmoves:
             continue
         if m.point in req.avoid or (req.allow is not None and m.point not in req.allow):

@@ -12,17 +12,33 @@ import logging
 import threading
 import time
 
-from engine.constants import BLACK, MAX_SIZE, MIN_SIZE, PASS_POINT, WHITE
-from engine.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
-from engine.handicap import fixed_handicap_points, max_fixed_handicap
+from engine.rules.constants import BLACK, MAX_SIZE, MIN_SIZE, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
+from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
 from engine.timecontrol import TimeSettings
 from gtp import analysis, gogui, params
+from gtp.protocol import (
+    BAD_VERTEX_LIST,
+    BOARD_NOT_EMPTY,
+    CANNOT_LOAD,
+    CANNOT_SAVE,
+    CANNOT_SCORE,
+    CANNOT_UNDO,
+    ILLEGAL_MOVE,
+    INVALID_STATUS,
+    INVALID_STONES,
+    SYNTAX_ERROR,
+    UNACCEPTABLE_SIZE,
+    UNKNOWN_COMMAND,
+    UNKNOWN_RULES,
+    GtpError,
+    color_name,
+    format_float,
+    parse_color,
+    parse_float,
+    parse_int,
+)
 from gtp.sgf_game import game_sgf, replay_sgf
-from gtp.protocol import (BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_LOAD,
-                          CANNOT_SAVE, CANNOT_SCORE, CANNOT_UNDO, ILLEGAL_MOVE, INVALID_STATUS,
-                          INVALID_STONES, SYNTAX_ERROR, UNACCEPTABLE_SIZE, UNKNOWN_COMMAND,
-                          UNKNOWN_RULES, GtpError, color_name, format_float, parse_color,
-                          parse_float, parse_int)
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +249,7 @@ class Commands:
         _nargs(args, 2)
         color = self._color(args[0])
         point = self._vertex(args[1])
-        if self.engine.play(color, point) != 0:  # board.MOVE_OK
+        if self.engine.play(color, point) != MOVE_OK:
             raise GtpError(ILLEGAL_MOVE)
         return ""
 
@@ -300,7 +316,7 @@ class Commands:
     @command("final_score")
     def cmd_final_score(self, args):
         _nargs(args, 0)
-        from engine.rules import result_string
+        from engine.rules.rulesets import result_string
         try:
             margin = self.engine.final_score()
         except Exception:
@@ -532,7 +548,7 @@ class Commands:
     @command("kgs-rules")
     def cmd_kgs_rules(self, args):
         _nargs(args, 1)
-        from engine.rules import rules_by_name
+        from engine.rules.rulesets import rules_by_name
         name = KGS_RULES.get(args[0].lower())
         if name is None:
             raise GtpError(UNKNOWN_RULES)
@@ -549,7 +565,7 @@ class Commands:
         """A KataGo rules JSON object (keys not given are kept) or a preset name."""
         if not args:
             raise GtpError(SYNTAX_ERROR)
-        from engine.rules import rules_by_name, rules_from_kata_json
+        from engine.rules.rulesets import rules_by_name, rules_from_kata_json
         text = " ".join(args)
         try:
             if text.startswith("{"):
@@ -645,8 +661,8 @@ def time_settings_from(args: list[str], kinds: tuple[str, ...]) -> TimeSettings:
 
 
 def format_raw_nn(r) -> str:
-    """One engine.raw_nn.RawNN in KataGo's kata-raw-nn layout (gtp.cpp rawNN): White's view
-    except the policy; NAN for illegal points; rows from the top of the board."""
+    """One engine.evaluators.raw_nn.RawNN in KataGo's kata-raw-nn layout (gtp.cpp rawNN): White's
+    view except the policy; NAN for illegal points; rows from the top of the board."""
     def rows(grid, fmt):
         return ["".join("    NAN " if v != v else fmt % v + " " for v in row).rstrip()
                 for row in grid]

@@ -9,7 +9,7 @@ is `=[id] text` or `?[id] text` followed by one empty line, and never contains a
 import re
 from dataclasses import dataclass
 
-from engine.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, WHITE
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ID = re.compile(r"[0-9]+")

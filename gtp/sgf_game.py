@@ -1,8 +1,8 @@
 """SGF for loadsgf / printsgf: replay an sgfmill game into the Engine, and write the Engine's
 game (size, komi, rules, handicap or set-up stones, moves) as SGF text without blank lines."""
 
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill, sgf_text
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import point_from_sgfmill, sgf_text
 from gtp.protocol import format_float
 
 
@@ -27,7 +27,7 @@ def replay_sgf(engine, game, size: int, limit: int | None) -> int:
         if color_text is None:
             continue
         color = BLACK if color_text == "b" else WHITE
-        if engine.play(color, point_from_sgfmill(move, size)) != 0:
+        if engine.play(color, point_from_sgfmill(move, size)) != MOVE_OK:
             raise ValueError(f"illegal move {color_text} {move} in the main line")
         played += 1
     if not engine.moves and root.has_property("PL"):

@@ -13,8 +13,8 @@ raw network values (`rawWinrate`, ...) and position hashes (`thisHash`, `symHash
 
 import math
 
-from engine.constants import BLACK
-from engine.coords import format_vertex
+from engine.rules.constants import BLACK
+from engine.rules.coords import format_vertex
 from kata_analysis.query import Query
 
 PRECISION = 8  # KataGo's: digits after the leading one

@@ -16,7 +16,7 @@ import os
 import sys
 from dataclasses import replace
 
-from engine.batching import SharedBatcher
+from engine.search.batching import SharedBatcher
 from engine.engine import Engine
 from kata_analysis.server import AnalysisServer, Output, model_info
 from kata_analysis.settings import SettingsError, build_settings, read_cfg, read_overrides

@@ -12,9 +12,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex, point_from_xy
-from engine.rules import PRESETS, Rules, rules_by_name, rules_from_kata_json
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import parse_vertex, point_from_xy
+from engine.rules.rulesets import PRESETS, Rules, rules_by_name, rules_from_kata_json
 from kata_analysis.settings import KEYS, AnalysisSettings, parse_value
 
 MAX_SIZE = 25  # the engine's largest board

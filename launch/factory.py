@@ -4,7 +4,8 @@ their engines here, so they play exactly as the GTP engine does without importin
 
 import argparse
 
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
+from engine.search.config import SearchConfig
 from launch.flags import parse_flags
 from launch.settings import SETTINGS
 
@@ -12,20 +13,20 @@ from launch.settings import SETTINGS
 def build_evaluator(args: argparse.Namespace):
     """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
     if args.evaluator == "onnx":  # kata-raw-nn reports the float32 net, as KataGo computes it
-        from engine.onnx_evaluator import OnnxEvaluator
+        from engine.evaluators.onnx_evaluator import OnnxEvaluator
         from networks.loading import load_network
         if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
             played, original = load_network(args.model, args.int8, 1, args.provider)
             return OnnxEvaluator(played, seed=args.seed, parallel_calls=args.threads,
                                  float_model=original)
-        from engine.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
+        from engine.evaluators.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
         played, original = load_network(args.model, args.int8, args.threads, args.provider)
         net = OnnxEvaluator(played, seed=args.seed, float_model=original)
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
-        from engine.evaluator import UniformEvaluator
+        from engine.evaluators.evaluator import UniformEvaluator
         return UniformEvaluator()
-    from engine.rollout import RolloutEvaluator
+    from engine.evaluators.rollout import RolloutEvaluator
     return RolloutEvaluator()
 
 
@@ -45,7 +46,7 @@ def build_engine(args: argparse.Namespace, background: bool = False):
     `background` the warm-up goes on after it returns, so that board commands are answered
     while the search kernels compile)."""
     from engine.engine import Engine
-    from engine.rules import rules_by_name
+    from engine.rules.rulesets import rules_by_name
     try:
         rules = rules_by_name(args.rules)
     except KeyError:

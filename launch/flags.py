@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from engine.onnx_options import cpu_runs_int8_fast
+from engine.evaluators.onnx_options import cpu_runs_int8_fast
 from launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
 from weights import FORMER_NAMES, default_model_path, model_path, net_name, shipped_names
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from engine.onnx_options import is_onnx_file
+from engine.evaluators.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
 CONVERTER = "c3"  # part of a conversion's cache name: change it when katago_convert's graphs do
@@ -110,6 +110,7 @@ def onnx_for(path: str | Path) -> Model:
     if found is not None:
         return found
     import onnx
+
     from networks import katago_bin, katago_convert
     note(f"converting {path} to ONNX (once; cached in {cache_dir()})")
     proto = katago_convert.build_onnx(katago_bin.load(path))

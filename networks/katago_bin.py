@@ -487,7 +487,8 @@ class _Parser:
         head = PolicyHead(name, channels, self.conv(), self.conv(), self.norm(), self.act(),
                           self.matmul(), self.norm(), self.act(), self.conv(), self.matmul())
         if self.version >= 15:
-            head.pass_bias, head.pass_act, head.pass_mul2 = self.matbias(), self.act(), self.matmul()
+            head.pass_bias, head.pass_act = self.matbias(), self.act()
+            head.pass_mul2 = self.matmul()
         out_pass = (head.pass_mul2 or head.pass_mul).w.shape[1]
         if head.p2_conv.w.shape[3] != channels or out_pass != channels:
             raise ModelFormatError(f"{name}: expected {channels} policy channels")

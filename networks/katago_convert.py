@@ -38,7 +38,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from engine.features import FEATURE_SET
+from engine.evaluators.features import FEATURE_SET
 from networks import katago_bin as kb
 
 OPSET = 17

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_evaluator import OnnxModel
 from networks.cache import Model, note, onnx_for
 from networks.int8_copy import int8_for, int8_pays
 

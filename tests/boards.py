@@ -2,8 +2,9 @@
 diagrams, and a full comparison of an engine board with the slow reference (reference_rules).
 
 A diagram is rows of points, top row first (y = 0): X or x black, O or o white, . or + (or
-KataGo's `) empty, any other lowercase letter names an empty point. Points may be separated by spaces ("X . O")
-or not ("X.O"), so KataGo's compact rows (tests/data/katago_board_cases.json) read the same.
+KataGo's `) empty, any other lowercase letter names an empty point. Points may be separated by
+spaces ("X . O") or not ("X.O"), so KataGo's compact rows (tests/data/katago_board_cases.json)
+read the same.
 """
 
 import json
@@ -11,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import board as B
-from engine.constants import BLACK, EMPTY, NULL_POINT, WHITE
-from engine.coords import parse_vertex, point_from_xy, xy_from_point
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules import board as B
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
+from engine.rules.coords import parse_vertex, point_from_xy, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tests.chains import chain_liberties, chain_size
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -62,7 +63,7 @@ def game_from_diagram(diagram: str, to_move: int, komi: float = 0.5,
     width, height, stones, _ = parse_diagram(diagram)
     g = GameState(width, height, komi, rules)
     for (x, y), color in stones.items():
-        assert g.play(color, point_from_xy(x, y, width)) == B.MOVE_OK
+        assert g.play(color, point_from_xy(x, y, width)) == MOVE_OK
     g.to_move = to_move
     return g
 

@@ -37,8 +37,8 @@ os.environ.pop("NUMBA_CACHE_DIR", None)  # engine/__init__ keys it under XDG_CAC
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.evaluator import Capabilities, Evaluation
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -129,7 +129,7 @@ def b6c96_onnx(b6c96_file, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def b6c96_model(b6c96_onnx):
     """An OnnxModel of the converted b6c96 network on one thread."""
-    from engine.onnx_evaluator import OnnxModel
+    from engine.evaluators.onnx_evaluator import OnnxModel
     return OnnxModel(b6c96_onnx, threads=1)
 
 
@@ -152,7 +152,7 @@ def b10_onnx(b10_file, tmp_path_factory) -> Path:
 def b10_model(b10_onnx):
     """An OnnxModel of the converted transformer net on two threads (it is 10 times b6c96's
     size)."""
-    from engine.onnx_evaluator import OnnxModel
+    from engine.evaluators.onnx_evaluator import OnnxModel
     return OnnxModel(b10_onnx, threads=2)
 
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from engine import board as B
-from engine.evaluator import Capabilities, Evaluation
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
 
 
 class SkewedEvaluator:

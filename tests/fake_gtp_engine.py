@@ -23,7 +23,6 @@ FAKE_GTP_REFUSE, command names (comma-separated) answered as unknown.
 """
 
 import os
-
 import sys
 import time
 

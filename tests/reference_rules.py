@@ -1,7 +1,7 @@
 """A slow, plainly written rules of Go to test the numba board against.
 
 Nothing here imports engine code except the coordinate convention (x = column from the left,
-y = row from the top, 0-based), so a bug in engine/board.py cannot hide in the reference.
+y = row from the top, 0-based), so a bug in engine/rules/board.py cannot hide in the reference.
 Chains and liberties are found by flood fill on a 2-D list every time they are needed.
 
 Rules implemented:

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.area import calculate_area, independent_life_area
-from engine.constants import BLACK, WHITE
+from engine.rules.area import calculate_area, independent_life_area
+from engine.rules.constants import BLACK, WHITE
 from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()
@@ -38,7 +38,8 @@ def test_katago_calculate_area(case):
         result = np.zeros(b.shape[1], dtype=np.int64)
         for mode in range(8):
             suicide = mode % 2 == 1
-            calculate_area(b, result, stones[mode // 2], safe[mode // 2], unsafe[mode // 2], suicide)
+            calculate_area(b, result, stones[mode // 2], safe[mode // 2], unsafe[mode // 2],
+                           suicide)
             got.append(f"Safe big territories {int(safe[mode // 2])} Unsafe big territories "
                        f"{int(unsafe[mode // 2])} Non pass alive stones {int(stones[mode // 2])} "
                        f"Suicide {int(suicide)}")

@@ -8,12 +8,20 @@ slow reference (tests/reference_rules.py) after each move.
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, parse_vertex, point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.handicap import fixed_handicap_points, max_fixed_handicap
-from engine.rules import PRESETS, Rules, result_string, score_position, territory_counts
+from engine.rules import board as B
+from engine.rules.constants import (
+    BLACK,
+    MOVE_KO,
+    MOVE_OK,
+    MOVE_SUICIDE,
+    MOVE_SUPERKO,
+    PASS_POINT,
+    WHITE,
+)
+from engine.rules.coords import action_from_point, parse_vertex, point_from_xy
+from engine.rules.game import GameState
+from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
+from engine.rules.rulesets import PRESETS, Rules, result_string, score_position, territory_counts
 from tests.boards import assert_board_matches, parse_diagram
 from tests.chains import chain_liberties, chain_size
 from tests.reference_rules import RefGame
@@ -31,7 +39,7 @@ def setup(diagram, rules=PRESETS["chinese"], komi=7.5, first=WHITE):
     for color in (first, 3 - first):
         for (x, y), c in sorted(stones.items()):
             if c == color:
-                assert gs.play(c, point_from_xy(x, y, width)) == B.MOVE_OK
+                assert gs.play(c, point_from_xy(x, y, width)) == MOVE_OK
                 ref.play(c, (x, y))
     assert gs.prisoners(BLACK) == gs.prisoners(WHITE) == 0, "diagram has a dead chain"
     pts = {k: point_from_xy(x, y, width) for k, (x, y) in marks.items()}
@@ -41,7 +49,7 @@ def setup(diagram, rules=PRESETS["chinese"], komi=7.5, first=WHITE):
 def play(gs, ref, color, mark_xy, point):
     """Play on both; check the engine against the reference; return captured stones."""
     before = gs.prisoners(color)
-    assert gs.play(color, point) == B.MOVE_OK
+    assert gs.play(color, point) == MOVE_OK
     captured = ref.play(color, mark_xy)
     assert gs.prisoners(color) - before == captured
     assert_board_matches(gs.board, ref.board)
@@ -109,7 +117,7 @@ def test_one_move_captures_three_chains():
     assert libs_at(gs, *marks["a"]) == 4
     assert chain_size(gs.board, pts["a"]) == 1
     # White may not play back into the hole: no liberty, nothing to capture
-    assert B.move_error(gs.board, point_from_xy(1, 1, 5), WHITE, False) == B.MOVE_SUICIDE
+    assert B.move_error(gs.board, point_from_xy(1, 1, 5), WHITE, False) == MOVE_SUICIDE
 
 
 def test_snapback():
@@ -120,7 +128,7 @@ def test_snapback():
         O X X X O
         O X a c O
     """)
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0  # throw-in, one liberty (c)
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK  # throw-in, one liberty (c)
     assert libs_at(gs, *marks["a"]) == 1
     assert play(gs, ref, BLACK, marks["c"], pts["c"]) == 1  # black takes it...
     assert chain_size(gs.board, pts["c"]) == 5 and libs_at(gs, *marks["c"]) == 1
@@ -144,8 +152,8 @@ def test_ko_ban_and_its_lifting(rules):
     retake = point_from_xy(1, 1, 6)
     assert play(gs, ref, BLACK, marks["a"], pts["a"]) == 1
     assert gs.board[B.ROW_HEADER, B.H_KO_POINT] == retake
-    assert gs.play(WHITE, retake) in (B.MOVE_KO, MOVE_SUPERKO)
-    assert B.move_error(gs.board, retake, WHITE, False) == B.MOVE_KO
+    assert gs.play(WHITE, retake) in (MOVE_KO, MOVE_SUPERKO)
+    assert B.move_error(gs.board, retake, WHITE, False) == MOVE_KO
     assert not gs.legal_mask(WHITE)[action_from_point(retake, gs.width, gs.height)]
     # the ban is on White only; Black may fill the ko
     assert B.is_legal(gs.board, retake, BLACK, False)
@@ -161,9 +169,9 @@ def test_ko_ban_and_its_lifting(rules):
 def test_pass_lifts_simple_ko():
     gs, ref, pts, marks = setup(KO)
     play(gs, ref, BLACK, marks["a"], pts["a"])
-    assert gs.play(WHITE, PASS_POINT) == B.MOVE_OK
-    assert gs.play(BLACK, PASS_POINT) == B.MOVE_OK
-    assert gs.play(WHITE, point_from_xy(1, 1, 6)) == B.MOVE_OK
+    assert gs.play(WHITE, PASS_POINT) == MOVE_OK
+    assert gs.play(BLACK, PASS_POINT) == MOVE_OK
+    assert gs.play(WHITE, point_from_xy(1, 1, 6)) == MOVE_OK
 
 
 TRIPLE_KO = """
@@ -193,7 +201,7 @@ def test_triple_ko_cycle(rules, last_ok):
         assert gs.stone_hash != start_hash
     color, (x, y) = TRIPLE_KO_CYCLE[-1]
     p = point_from_xy(x, y, 9)
-    assert B.move_error(gs.board, p, color, False) == B.MOVE_OK  # simple ko allows it
+    assert B.move_error(gs.board, p, color, False) == MOVE_OK  # simple ko allows it
     assert gs.legal_mask(color)[action_from_point(p, gs.width, gs.height)] == last_ok
     if last_ok:
         assert play(gs, ref, color, (x, y), p) == 1
@@ -224,8 +232,8 @@ def test_suicide_illegal_by_default():
     for diagram in (SINGLE_SUICIDE, MULTI_SUICIDE):
         gs, ref, pts, marks = setup(diagram)
         before = gs.board.copy()
-        assert B.move_error(gs.board, pts["a"], WHITE, False) == B.MOVE_SUICIDE
-        assert gs.play(WHITE, pts["a"]) == B.MOVE_SUICIDE
+        assert B.move_error(gs.board, pts["a"], WHITE, False) == MOVE_SUICIDE
+        assert gs.play(WHITE, pts["a"]) == MOVE_SUICIDE
         assert np.array_equal(gs.board, before)
         assert not gs.legal_mask(WHITE)[action_from_point(pts["a"], gs.width, gs.height)]
         assert B.is_legal(gs.board, pts["a"], BLACK, False)
@@ -235,7 +243,7 @@ def test_suicide_illegal_by_default():
 def test_suicide_with_the_option_removes_own_chain(diagram, removed):
     gs, ref, pts, marks = setup(diagram, Rules(ko="simple", suicide=True))
     before_hash = gs.stone_hash
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK
     assert color_at(gs, *marks["a"]) == 0
     assert gs.prisoners(BLACK) == removed  # the opponent is credited with the stones
     assert (gs.stone_hash == before_hash) == (removed == 1)
@@ -243,10 +251,10 @@ def test_suicide_with_the_option_removes_own_chain(diagram, removed):
 
 def test_single_stone_suicide_repeats_the_position_under_tromp_taylor():
     gs, ref, pts, marks = setup(SINGLE_SUICIDE, PRESETS["tromp-taylor"])
-    assert B.move_error(gs.board, pts["a"], WHITE, True) == B.MOVE_OK
+    assert B.move_error(gs.board, pts["a"], WHITE, True) == MOVE_OK
     assert gs.play(WHITE, pts["a"]) == MOVE_SUPERKO
     gs, ref, pts, marks = setup(MULTI_SUICIDE, PRESETS["tromp-taylor"])
-    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == 0
+    assert play(gs, ref, WHITE, marks["a"], pts["a"]) == MOVE_OK
     assert gs.prisoners(BLACK) == 2
 
 

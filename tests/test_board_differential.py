@@ -16,18 +16,36 @@ import random
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.rules import Rules, score_position
+from engine.rules import board as B
+from engine.rules.constants import (
+    BLACK,
+    MOVE_KO,
+    MOVE_OCCUPIED,
+    MOVE_OK,
+    MOVE_SUICIDE,
+    MOVE_SUPERKO,
+    PASS_POINT,
+    WHITE,
+)
+from engine.rules.coords import point_from_xy
+from engine.rules.game import GameState
+from engine.rules.rulesets import Rules, score_position
 from tests.boards import assert_board_matches, ko_of
-from tests.reference_rules import (EMPTY, KO, OCCUPIED, OK, SUICIDE, SUPERKO, RefBoard, RefGame,
-                                    other)
+from tests.reference_rules import (
+    EMPTY,
+    KO,
+    OCCUPIED,
+    OK,
+    SUICIDE,
+    SUPERKO,
+    RefBoard,
+    RefGame,
+    other,
+)
 
 SMALL = os.environ.get("DOSAKU_SMALL") == "1"
 
-ERROR_CODES = {OK: B.MOVE_OK, OCCUPIED: B.MOVE_OCCUPIED, KO: B.MOVE_KO, SUICIDE: B.MOVE_SUICIDE,
+ERROR_CODES = {OK: MOVE_OK, OCCUPIED: MOVE_OCCUPIED, KO: MOVE_KO, SUICIDE: MOVE_SUICIDE,
                SUPERKO: MOVE_SUPERKO}
 
 
@@ -142,7 +160,7 @@ def play_game(width, height, ko_rule, suicide, rng, max_moves, mask_every=1, sup
         ko_before = ref.ko
         prisoners_before = dict(ref.prisoners)
         captured = ref.play(color, move)
-        assert gs.play(color, point) == B.MOVE_OK
+        assert gs.play(color, point) == MOVE_OK
         stats["moves"] += 1
         stats["captures"] += captured > 0
         stats["ko"] += ref.ko is not None
@@ -155,7 +173,7 @@ def play_game(width, height, ko_rule, suicide, rng, max_moves, mask_every=1, sup
             ref.undo()
             assert np.array_equal(gs.board, boards_before[-1])
             check_position(ply)
-            assert gs.play(color, point) == B.MOVE_OK
+            assert gs.play(color, point) == MOVE_OK
             assert ref.play(color, move) == captured
         passes = passes + 1 if move is None else 0
         if passes >= 2:
@@ -166,7 +184,7 @@ def play_game(width, height, ko_rule, suicide, rng, max_moves, mask_every=1, sup
     # area score of the final position
     black, white = ref.area()
     assert B.area_counts(gs.board) == (black, white)
-    assert score_position(gs.board, rules, komi) == pytest.approx(black - white - komi)
+    assert score_position(gs.board, rules, komi, 0) == pytest.approx(black - white - komi)
     # undo everything: each earlier board comes back bit for bit
     for before in reversed(boards_before):
         assert gs.undo()

@@ -4,11 +4,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_action, point_from_xy
-from engine.game import GameState
-from engine.rules import Rules
+from engine.rules import board as B
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import point_from_action, point_from_xy
+from engine.rules.game import GameState
+from engine.rules.rulesets import Rules
 from tests.boards import assert_board_matches
 from tests.reference_rules import RefBoard
 
@@ -28,7 +28,7 @@ def play_choices(gs, choices):
             point = PASS_POINT
         else:
             point = point_from_action(int(legal[k % len(legal)]), gs.width, gs.height)
-        assert gs.play(gs.to_move, point) == B.MOVE_OK
+        assert gs.play(gs.to_move, point) == MOVE_OK
 
 
 def record(gs):

@@ -12,8 +12,16 @@ import zipfile
 import numpy as np
 import pytest
 
-from training.chunks import (MANIFEST, TEACHER_KEYS, ChunkError, Rows, load_chunks, read_chunk,
-                             read_manifest, write_chunk)
+from training.chunks import (
+    MANIFEST,
+    TEACHER_KEYS,
+    ChunkError,
+    Rows,
+    load_chunks,
+    read_chunk,
+    read_manifest,
+    write_chunk,
+)
 
 SIZE = 3
 AREA = SIZE * SIZE

@@ -79,7 +79,7 @@ def test_canadian_10_moves_in_10s():
     assert clock.time_left() == (5, 0) and clock.allowance() == 15
     assert clock.spend(6)  # 5 s main, 1 s of the period: the first of its 10 stones
     assert clock.time_left() == (9, 9)
-    for k in range(8):
+    for _ in range(8):
         assert clock.spend(1)
     assert clock.time_left() == (1, 1) and clock.allowance() == 1
     assert clock.spend(0.5)  # the tenth stone: a fresh period

@@ -4,8 +4,14 @@ import io
 
 import pytest
 
-from tournament.controller import (EngineDied, EngineError, EngineTimeout, GtpController,
-                                   GtpFailure, parse_response)
+from tournament.controller import (
+    EngineDied,
+    EngineError,
+    EngineTimeout,
+    GtpController,
+    GtpFailure,
+    parse_response,
+)
 
 
 def test_parse_response_ids_and_text():

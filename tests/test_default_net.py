@@ -25,13 +25,12 @@ import numpy as np
 import onnx
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, PASS_POINT, WHITE, opponent
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.onnx_evaluator import OnnxModel
-from engine.onnx_options import cpu_runs_int8_fast
-from engine.rules import rules_by_name
+from engine.evaluators.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_options import cpu_runs_int8_fast
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE, opponent
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import rules_by_name
 from launch import flags as launch_flags
 from tournament.controller import GtpController
 from networks.cache import onnx_for
@@ -150,7 +149,7 @@ def test_shipped_net_loads_and_matches_its_card(name):
 def test_shipped_int8_copy_matches_its_card_and_its_net(name):
     """The int8 copy shipped beside each net (so no engine calibrates it at first start): the
     hash and recipe its card states, its net's metadata, and close to its net's outputs."""
-    from engine.raw_nn import raw_nn
+    from engine.evaluators.raw_nn import raw_nn
     from networks.quantize import RECIPE
     card, copy = card_fields(name), int8_model_path(name)
     assert card["int8_sha256"] == file_sha256(copy), f"weights/{name}.md: stale int8_sha256"
@@ -189,7 +188,7 @@ def play_itself(engine: GtpController) -> GameState:
             break
         point = parse_vertex(answer, 9, 9)
         assert point is not None, f"genmove answered {answer!r}"
-        assert game.play(color, point) == B.MOVE_OK, \
+        assert game.play(color, point) == MOVE_OK, \
             f"illegal move {answer} at ply {len(game.moves) + 1}: {game.moves}"
         color = opponent(color)
     return game
@@ -274,32 +273,35 @@ def build_wheel(tmp_path: Path) -> Path:
 
 def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
     """The wheel's file list and metadata: every module of every package setup.cfg installs,
-    run_engine, the shipped nets byte for byte with their cards and int8 copies, the `dosaku`
-    command, and torch and ray only as extras. (Installing it into a new virtual environment and
-    playing there is the slow test below.)"""
+    run_engine, the shipped nets byte for byte with their cards and int8 copies, all inside one
+    top-level package, dosaku; the `dosaku` command, and torch and ray only as extras.
+    (Installing it into a new virtual environment and playing there is the slow test below.)"""
     wheel = build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         dist_info = next(n.split("/")[0] for n in names if n.split("/")[0].endswith(".dist-info"))
         entry_points = z.read(f"{dist_info}/entry_points.txt").decode()
         metadata = z.read(f"{dist_info}/METADATA").decode()
-        carried = {name: hashlib.sha256(z.read(f"weights/{model_path(name).name}")).hexdigest()
-                   for name in shipped_names()}
-        int8 = {name: hashlib.sha256(z.read(f"weights/int8/{name}.onnx")).hexdigest()
+        carried = {name: hashlib.sha256(z.read(f"dosaku/weights/{model_path(name).name}"))
+                   .hexdigest() for name in shipped_names()}
+        int8 = {name: hashlib.sha256(z.read(f"dosaku/weights/int8/{name}.onnx")).hexdigest()
                 for name in ONNX_NETS}
-        cards = {name: z.read(f"weights/{name}.md").decode() for name in shipped_names()}
+        cards = {name: z.read(f"dosaku/weights/{name}.md").decode() for name in shipped_names()}
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    packages = {n for n in config["options.packages.find"]["include"].split() if "." not in n}
-    on_disk = {p.relative_to(ROOT).as_posix() for pkg in packages
+    packages = {n.removeprefix("dosaku.") for n in config["options"]["packages"].split()
+                if n.count(".") == 1}
+    on_disk = {"dosaku/" + p.relative_to(ROOT).as_posix() for pkg in packages
                for p in (ROOT / pkg).rglob("*.py") if "__pycache__" not in p.parts}
     assert on_disk and on_disk <= names, sorted(on_disk - names)
-    assert "run_engine.py" in names
-    assert not any(n.startswith("tests/") for n in names)
+    assert {"dosaku/__init__.py", "dosaku/run_engine.py"} <= names
+    assert {n.split("/")[0] for n in names} == {"dosaku", dist_info}
+    assert not any(n.startswith("dosaku/tests/") for n in names)
     assert carried == {name: file_sha256(model_path(name)) for name in shipped_names()}
     assert int8 == {name: file_sha256(int8_model_path(name)) for name in ONNX_NETS}
     assert cards == {name: card_path(name).read_text() for name in shipped_names()}
-    assert re.search(r"^dosaku\s*=\s*run_engine:main$", entry_points, re.MULTILINE), entry_points
+    assert re.search(r"^dosaku\s*=\s*dosaku\.run_engine:main$", entry_points, re.MULTILINE), \
+        entry_points
     requires = re.findall(r"^Requires-Dist: (.*)$", metadata, re.MULTILINE)
     heavy = [r for r in requires if re.match(r"(torch|ray)\b", r)]
     assert heavy and all("extra ==" in r for r in heavy), requires
@@ -329,21 +331,27 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    modules = run([python, "-c", "import run_engine, launch, weights, engine, gtp, networks\n"
-                   "import numba\n"
-                   "for m in (run_engine, launch, weights, engine, gtp, networks, numba): "
-                   "print(m.__file__)"], elsewhere).split()
-    assert all(Path(f).is_relative_to(site) for f in modules), modules
+    generic = run([python, "-c", "import importlib.util as u\n"
+                   "print([m for m in ('engine', 'gtp', 'launch', 'weights', 'run_engine') "
+                   "if u.find_spec(m)])"], elsewhere)
+    assert generic.strip() == "[]", f"the install put {generic} at the top of site-packages"
+    modules = run([python, "-c", "import dosaku, run_engine, launch, weights, engine, gtp\n"
+                   "import networks, numba\n"
+                   "for m in (run_engine, launch, weights, engine, gtp, networks): "
+                   "print(m.__file__)\n"
+                   "print(numba.__file__)"], elsewhere).split()
+    assert all(Path(f).is_relative_to(site / "dosaku") for f in modules[:-1]), modules
+    assert Path(modules[-1]).is_relative_to(site), modules
     absent = run([python, "-c", "import importlib.util as u\n"
                   "print([m for m in ('torch', 'ray', 'sympy') if u.find_spec(m)])"], elsewhere)
     assert absent.strip() == "[]", f"the base install brought {absent}"
-    installed = (site / "weights" / shipped.name).resolve()
+    installed = (site / "dosaku" / "weights" / shipped.name).resolve()
     assert installed.is_file(), f"the wheel does not carry the net: {installed} is missing"
     assert file_sha256(installed) == file_sha256(shipped)
-    card = site / "weights" / f"{DEFAULT_NAME}.md"
+    card = site / "dosaku" / "weights" / f"{DEFAULT_NAME}.md"
     assert card.is_file() and card.read_text() == default_card_path().read_text()
     for name in ONNX_NETS:
-        int8 = site / "weights" / "int8" / f"{name}.onnx"
+        int8 = site / "dosaku" / "weights" / "int8" / f"{name}.onnx"
         assert file_sha256(int8) == file_sha256(int8_model_path(name))
 
     log = io.StringIO()

@@ -97,8 +97,9 @@ def test_link_checker_sees_a_broken_link(tmp_path):
 
 def test_docs_cited_by_the_code_exist():
     broken = {}
-    sources = [ROOT / "run_engine.py", *sorted(p for d in ("engine", "gtp", "tournament",
-               "training", "networks", "bench", "weights", "tests") for p in (ROOT / d).rglob("*.py"))]
+    folders = ("engine", "gtp", "tournament", "training", "networks", "bench", "weights", "tests")
+    sources = [ROOT / "run_engine.py",
+               *sorted(p for d in folders for p in (ROOT / d).rglob("*.py"))]
     for path in sources:
         for cited in CITATION.findall(path.read_text()):
             file_part, _, fragment = cited.partition("#")

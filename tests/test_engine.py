@@ -5,18 +5,18 @@ import threading
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import tree as T
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, point_from_action
+from engine.config import EngineConfig
 from engine.engine import RESIGN, Engine
-from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.game import GameState
-from engine.move_choice import choose_action
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS
-from engine.search_results import RootStats
+from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
+from engine.search import tree as T
+from engine.search.config import SearchConfig
+from engine.search.move_choice import choose_action
+from engine.search.results import RootStats
 from engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 
@@ -79,7 +79,7 @@ def _replies(e, color=BLACK):
     """`color` plays its first legal move."""
     mask = e.game.legal_mask(color)
     a = int(np.flatnonzero(mask[:-1])[0])
-    assert e.play(color, point_from_action(a, 5, 5)) == B.MOVE_OK
+    assert e.play(color, point_from_action(a, 5, 5)) == MOVE_OK
 
 
 def test_resigns_only_after_consecutive_bad_moves_and_min_move():
@@ -121,7 +121,7 @@ def test_resign_counts_moves_from_the_end_of_the_handicap(given_as):
         assert e.place_handicap(stones)
     else:
         for p in stones:
-            assert e.play(BLACK, p) == B.MOVE_OK
+            assert e.play(BLACK, p) == MOVE_OK
     results = []
     for _ in range(3):
         _replies(e, WHITE)
@@ -137,10 +137,9 @@ def test_lcb_prefers_the_reliable_move():
                       score=np.zeros(3), prior=np.full(3, 1 / 3), root_visits=194,
                       root_value=0.2, root_score=0.0)
     game = GameState(5, 5, 0.5)
-    rng = np.random.default_rng(0)
     # a higher bound than the most visited move's; the 3 visits of the best value are too few
-    assert choose_action(stats, FAST, rng, game) == 1
-    assert choose_action(stats, EngineConfig(use_lcb=False), rng, game) == 0
+    assert choose_action(stats, FAST, game) == 1
+    assert choose_action(stats, EngineConfig(use_lcb=False), game) == 0
 
 
 def test_analyze_reports_until_stopped():
@@ -212,7 +211,7 @@ def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
             . . . . .
             . . . . .
             """, WHITE, komi=0.5, rules=PRESETS[rules])
-        assert g.play(WHITE, PASS_POINT) == B.MOVE_OK
+        assert g.play(WHITE, PASS_POINT) == MOVE_OK
         e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=BLACK),
                    config=EngineConfig(search=FAST.search, visits=200, seconds=0,
                                        report_reuse=False, report_moves=False))
@@ -242,24 +241,6 @@ def test_dead_stones_from_rollout_ownership():
     e.game = g
     dead = e.dead_stones()
     assert dead == [vertex(g, "B3")]
-
-
-def test_dirichlet_noise_and_temperature_for_self_play():
-    cfg = EngineConfig(search=FAST.search, playouts=300, seconds=0, dirichlet_noise=True,
-                       temperature=1.0, temperature_moves=10, use_lcb=False,
-                       report_reuse=False, seed=4)
-    e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=cfg)
-    moves = set()
-    for _ in range(6):
-        moves.add(e.genmove(BLACK, commit=False))
-        prior = e.search.root_prior
-        assert prior.sum() == pytest.approx(1.0, abs=1e-5)
-        assert prior.std() > 0.01  # uniform priors became uneven
-    assert len(moves) > 1  # sampled, not always the most visited move
-    plain = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
-    plain.genmove(BLACK, commit=False)
-    legal = plain.game.legal_mask(BLACK)
-    assert np.allclose(plain.search.root_prior[legal], 1 / legal.sum())
 
 
 def test_clock_gives_the_search_its_budget():

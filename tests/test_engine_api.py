@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from engine.config import EngineConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, parse_vertex
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, parse_vertex
+from engine.rules.rulesets import PRESETS
 from engine.timecontrol import TimeSettings
 
 FAST = EngineConfig(playouts=64, seconds=0)
@@ -27,7 +27,7 @@ def test_read_methods_follow_the_game():
     assert e.to_move == BLACK and e.moves == [] and e.is_empty()
     # Black captures the white stone at A1: B A2, W A1, B B1
     for color, v in ((BLACK, "A2"), (WHITE, "A1"), (BLACK, "B1")):
-        assert e.play(color, parse_vertex(v, 9, 7)) == 0
+        assert e.play(color, parse_vertex(v, 9, 7)) == MOVE_OK
     assert e.moves == [(BLACK, parse_vertex("A2", 9, 7)), (WHITE, parse_vertex("A1", 9, 7)),
                        (BLACK, parse_vertex("B1", 9, 7))]
     assert e.to_move == WHITE and not e.is_empty()
@@ -68,8 +68,8 @@ def test_setup_places_stones_without_history():
     assert e.stones() == {pt("C3"): BLACK, pt("D4"): BLACK, pt("G7"): WHITE}
     assert e.moves == [] and e.to_move == WHITE and not e.undo()
     assert e.setup_stones == (black, white, WHITE)
-    assert e.play(WHITE, pt("C3")) != 0  # occupied by a set-up stone
-    assert e.play(WHITE, pt("E5")) == 0 and e.undo()
+    assert e.play(WHITE, pt("C3")) != MOVE_OK  # occupied by a set-up stone
+    assert e.play(WHITE, pt("E5")) == MOVE_OK and e.undo()
     assert e.stones() == {pt("C3"): BLACK, pt("D4"): BLACK, pt("G7"): WHITE}
     e.clear()
     assert e.setup_stones is None and e.is_empty()

@@ -2,8 +2,7 @@
 
 import pytest
 
-from engine.timecontrol import (expected_moves_left, move_budget, saved_time_carries_over,
-                                spend)
+from engine.timecontrol import expected_moves_left, move_budget, saved_time_carries_over, spend
 
 
 def test_untimed_game_has_no_budget():

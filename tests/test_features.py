@@ -6,14 +6,14 @@ import threading
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex, point_from_action, xy_from_point
-from engine.evaluator import PositionBatch
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
-from engine.game import GameState
-from engine.positions import batch_row_from_game, position_batch
-from engine.rules import PRESETS, rules_by_name
+from engine.evaluators.evaluator import PositionBatch
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
+from engine.evaluators.positions import batch_row_from_game, position_batch
+from engine.rules import board as B
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import parse_vertex, point_from_action, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS, rules_by_name
 from tests.boards import board_from_diagram
 
 
@@ -22,7 +22,7 @@ def game_of(moves, size=9, rules="chinese", komi=7.5, width=None):
     g = GameState(width, size, komi, rules_by_name(rules))
     for text in moves.split():
         color = BLACK if text[0] == "B" else WHITE
-        assert g.play(color, parse_vertex(text[1:], width, size)) == 0, text
+        assert g.play(color, parse_vertex(text[1:], width, size)) == MOVE_OK, text
     return g
 
 
@@ -30,7 +30,7 @@ def features(game, sym=0):
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
-    fill_features(batch, spatial, glob, [sym], handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, [sym])
     return spatial[0], glob[0]
 
 
@@ -72,7 +72,8 @@ def test_two_moves_chinese_black_to_move():
 def test_liberty_planes_count_either_color():
     g = game_of("BA1 WB1 BC1 WA2")  # White A2 captures A1
     s, _ = features(g)
-    # After W A2 captures A1: white B1 (libs A1, B2) 2, black C1 (D1, C2) 2, white A2 (A1, A3, B2) 3.
+    # After W A2 captures A1: white B1 (libs A1, B2) 2, black C1 (D1, C2) 2, white A2 (A1, A3,
+    # B2) 3.
     assert np.array_equal(s[4], at(g, "B1", "C1")) and np.array_equal(s[5], at(g, "A2"))
     assert not s[3].any()
 
@@ -102,7 +103,8 @@ def test_handicap_bonus_enters_self_komi_under_chinese_rules():
 
 @pytest.mark.parametrize("komi,area,want", [
     (7.5, 81, 0.5), (-7.5, 81, -0.5), (7.0, 81, 0.0), (-7.0, 81, 0.0), (6.5, 81, -0.5),
-    (-6.5, 81, 0.5), (5.5, 81, 0.5), (7.5, 70, -0.5), (-7.5, 70, 0.5), (7.0, 70, 0.0), (8.25, 70, 0.25), (6.25, 81, -0.25),
+    (-6.5, 81, 0.5), (5.5, 81, 0.5), (7.5, 70, -0.5), (-7.5, 70, 0.5), (7.0, 70, 0.0),
+    (8.25, 70, 0.25), (6.25, 81, -0.25),
     (6.5, 70, 0.5), (0.0, 70, 0.0)])
 def test_komi_parity_wave(komi, area, want):
     assert _komi_wave(np.float32(komi), area) == np.float32(want)
@@ -270,7 +272,7 @@ def test_symmetry_moves_every_plane(size, width):
 
 
 def test_inverse_symmetry_round_trip():
-    from engine.onnx_evaluator import apply_symmetry, undo_symmetry, undo_symmetry_policy
+    from engine.evaluators.onnx_evaluator import apply_symmetry, undo_symmetry, undo_symmetry_policy
     rng = np.random.default_rng(5)
     planes = rng.random((3, 9, 9))
     for sym in range(8):

@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from gtp import gogui
 from tests import gogui_formats as fmt
 from tests.gtp_answers import ok

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from engine.analysis_snapshot import AnalysisSnapshot, MoveInfo
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
 from engine.engine import Engine
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
 from gtp import analysis
 from gtp.analysis import Request, format_kata, format_lz, parse_request
 from gtp.commands import Commands

@@ -5,12 +5,13 @@ import re
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.constants import BLACK, WHITE
-from engine.evaluator import Capabilities, Evaluation
-from engine.free_handicap import free_handicap_points
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.free_handicap import free_handicap_points
+from engine.search.config import SearchConfig
 from engine.timecontrol import TimeSettings
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
@@ -229,7 +230,8 @@ def test_malformed_color_or_vertex_is_a_syntax_error_and_changes_nothing(srv):
         ("3 play b Z9", "?3 syntax error"), ("4 play b K5", "?4 syntax error"),
         ("5 play b resign", "?5 syntax error"), ("6 play", "?6 syntax error"),
         ("7 play b e5", "?7 illegal move"), ("8 genmove x", "?8 syntax error"),
-        ("9 reg_genmove purple", "?9 syntax error"), ("10 kgs-genmove_cleanup 1", "?10 syntax error"),
+        ("9 reg_genmove purple", "?9 syntax error"),
+        ("10 kgs-genmove_cleanup 1", "?10 syntax error"),
         ("11 time_left x 10 0", "?11 syntax error"), ("12 dosaku-policy y", "?12 syntax error"),
         ("13 dosaku-visits x", "?13 syntax error"), ("14 dosaku-pv b4", "?14 syntax error"),
     ]

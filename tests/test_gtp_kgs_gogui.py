@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from engine.config import EngineConfig
-from engine.constants import BLACK, WHITE
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.rulesets import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer

@@ -5,9 +5,10 @@ import re
 
 import pytest
 
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.evaluator import UniformEvaluator
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.search.config import SearchConfig
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.params import PARAMS

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig, SearchConfig
-from engine.coords import format_vertex, point_from_action
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.evaluator import UniformEvaluator
-from engine.rollout import RolloutEvaluator
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules.coords import format_vertex, point_from_action
+from engine.search.config import SearchConfig
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer

@@ -2,9 +2,20 @@
 
 import pytest
 
-from gtp.protocol import (failure, format_float, header, parse, parse_color, parse_float,
-                          parse_int, preprocess, stream_line, success, GtpError)
-from engine.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, WHITE
+from gtp.protocol import (
+    GtpError,
+    failure,
+    format_float,
+    header,
+    parse,
+    parse_color,
+    parse_float,
+    parse_int,
+    preprocess,
+    stream_line,
+    success,
+)
 
 
 @pytest.mark.parametrize("raw, expected", [

@@ -73,7 +73,7 @@ def test_listed_from_the_loader_hint_until_the_engine_exists():
 # ---- with the b6c96 network ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def srv(b6c96_model):
-    from engine.onnx_evaluator import OnnxEvaluator
+    from engine.evaluators.onnx_evaluator import OnnxEvaluator
     evaluator = OnnxEvaluator(b6c96_model, seed=0)
     return GtpServer(Commands(EngineLoader.of(Engine(9, 9, 7.5, evaluator=evaluator,
                                                      config=FAST))))

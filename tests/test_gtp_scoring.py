@@ -5,7 +5,7 @@ import pytest
 
 from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.rules import PRESETS
+from engine.rules.rulesets import PRESETS
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer

@@ -6,16 +6,22 @@ import math
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.config import SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_action
-from engine.evaluator import Capabilities, Evaluation
-from engine.game import GameState
-from engine.gumbel import (completed_q, gumbel_search, halving_rounds, improved_policy,
-                           mixed_value, sigma)
-from engine.rules import PRESETS
-from engine.search import Search
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
+from engine.search.config import SearchConfig
+from engine.search.driver import Search
+from engine.search.gumbel import (
+    completed_q,
+    gumbel_search,
+    halving_rounds,
+    improved_policy,
+    mixed_value,
+    sigma,
+)
 
 
 def considered_visits(m, n):

@@ -2,10 +2,10 @@
 
 import pytest
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.handicap import fixed_handicap_points
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.handicap import fixed_handicap_points
 
 COLORS = {"b": BLACK, "w": WHITE}
 
@@ -18,7 +18,7 @@ def game_after(moves: str, handicap: list[str] = (), setup_white: str = "") -> G
         assert g.set_position([], [parse_vertex(setup_white, 9, 9)], BLACK)
     words = moves.split()
     for c, v in zip(words[::2], words[1::2]):
-        assert g.play(COLORS[c], parse_vertex(v, 9, 9)) == 0, v
+        assert g.play(COLORS[c], parse_vertex(v, 9, 9)) == MOVE_OK, v
     return g
 
 

@@ -1,17 +1,17 @@
-"""KataGo's final move choice (engine/move_choice.py katago_selection_values), checked against
-values worked out by hand from KataGo's formulas (cpp/search/searchresults.cpp
+"""KataGo's final move choice (engine/search/move_choice.py katago_selection_values), checked
+against values worked out by hand from KataGo's formulas (cpp/search/searchresults.cpp
 getPlaySelectionValues, searchhelpers.cpp getSelfUtilityLCBAndRadius)."""
 
 import numpy as np
 
-from engine.board import MOVE_OK
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import action_from_point
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.game import GameState
-from engine.move_choice import choose_action, katago_selection_values
-from engine.search_results import RootStats
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import action_from_point
+from engine.rules.game import GameState
+from engine.search.config import SearchConfig
+from engine.search.move_choice import choose_action, katago_selection_values
+from engine.search.results import RootStats
 from tests.evaluators import SkewedEvaluator
 
 CHOICE = EngineConfig(katago_choice=True)
@@ -41,7 +41,7 @@ def test_visits_beyond_a_moves_worth_are_trimmed():
     values = katago_selection_values(stats, SearchConfig(), 0.15)
     assert values[1] == 16 and values[2] == 2
     assert values[0] >= 50
-    assert choose_action(stats, CHOICE, np.random.default_rng(0), GameState(5, 5, 0.5)) == 0
+    assert choose_action(stats, CHOICE, GameState(5, 5, 0.5)) == 0
 
 
 def test_a_tighter_better_move_overtakes_the_most_visited():
@@ -50,24 +50,23 @@ def test_a_tighter_better_move_overtakes_the_most_visited():
     # 141 root visits: stdev sqrt((0.32 + 0.04 * 141) / 142) = 0.2049, factor 0.5853,
     # c = 1 + 0.45 ln(640/500) = 1.1111, scaling 1.1111 sqrt(140.01) 0.5853 = 7.696
     tight = _stats([100, 40], [0.5, 0.5], [0.0, 0.1], [0.0004, 0.0104], 7.696)
-    rng = np.random.default_rng(0)
     game = GameState(5, 5, 0.5)
-    assert choose_action(tight, CHOICE, rng, game) == 1
-    assert choose_action(tight, EngineConfig(use_lcb=False), rng, game) == 0
+    assert choose_action(tight, CHOICE, game) == 1
+    assert choose_action(tight, EngineConfig(use_lcb=False), game) == 0
     values = katago_selection_values(tight, SearchConfig(), 0.15)
     # raised until its lead in bounds would vanish: ((r + e) / (r + 0.2 e))^2 * 100 with
     # r = 0.01 (the first's radius), e = 0.0942: (0.1042 / 0.02884)^2 * 100 = 1305
     assert 1250 < values[1] < 1360
     # the same mean with stdev 0.5: bound 0.1 - 5 * 0.5 / sqrt(40) = -0.295, below the first's
     wide = _stats([100, 40], [0.5, 0.5], [0.0, 0.1], [0.0004, 0.26], 7.696)
-    assert choose_action(wide, CHOICE, rng, game) == 0
+    assert choose_action(wide, CHOICE, game) == 0
 
 
 def test_too_few_visits_cannot_compete_on_the_bound():
     # 10 of 100 visits is under 0.15 of the most visited: however good, it is not chosen
     # 111 root visits: stdev 0.2062, factor 0.5881, c 1.0895: scaling 6.720
     stats = _stats([100, 10], [0.5, 0.5], [0.0, 0.5], [0.0004, 0.2501], 6.720)
-    assert choose_action(stats, CHOICE, np.random.default_rng(0), GameState(5, 5, 0.5)) == 0
+    assert choose_action(stats, CHOICE, GameState(5, 5, 0.5)) == 0
 
 
 def test_unvisited_children_get_nothing():

@@ -6,18 +6,18 @@ with tiny synthetic models written by this test in KataGo's file format (binary 
 """
 
 import gzip
-from collections import Counter
 import re
+from collections import Counter
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 
-from engine.features import NUM_GLOBAL, NUM_SPATIAL
-from tests.katago_reference import forward as reference_forward
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
 from networks import katago_bin as kb
 from networks import katago_convert as kc
+from tests.katago_reference import forward as reference_forward
 
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"
 B10_SHA = "0ba27eced5180b3e3d0b898b280c541112989765e789d1eb6cd0d31b2b2c1229"
@@ -136,7 +136,7 @@ def test_b6c96_layers_match_appendix_a(b6, katago_network_spec):
 
 
 def test_b6c96_norms_are_fixup(b6):
-    norms = [l for l in kb.layers(b6) if isinstance(l, kb.Norm)]
+    norms = [layer for layer in kb.layers(b6) if isinstance(layer, kb.Norm)]
     assert len(norms) == 4 * 2 + 2 * 3 + 1 + 3  # blocks, trunk tip, g1 p1 v1
     for n in norms:
         assert np.all(n.mean == 0) and np.all(n.var == 1) and n.eps == pytest.approx(1e-20)
@@ -409,7 +409,7 @@ def test_synthetic_versions_convert_and_match_reference(version, tmp_path):
     model, path = write_and_load(writer, tmp_path, f"tiny{version}")
     assert model.policy.channels == pc
     assert model.multipliers == (tuple(MULTS) if version >= 13 else kb.DEFAULT_MULTIPLIERS)
-    kinds = {l.kind for l in kb.layers(model) if isinstance(l, kb.Act)}
+    kinds = {layer.kind for layer in kb.layers(model) if isinstance(layer, kb.Act)}
     assert kinds == (set(ACTS) if version >= 11 else {"ACTIVATION_RELU"})
 
     session = check_onnx_against_reference(model, path, tmp_path, version)

@@ -3,13 +3,13 @@ reproduce `kata-raw-nn 0` on all 48 reference positions (../shared/reference/) w
 
 import numpy as np
 
-from engine import onnx_evaluator as oe
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
-from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import GameState
-from engine.positions import position_batch
-from engine.rules import rules_by_name
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.positions import position_batch
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import rules_by_name
 
 TOL = 2e-3
 
@@ -18,7 +18,7 @@ def replay(pos) -> GameState:
     n = pos["board_size"]
     game = GameState(n, n, pos["komi"], rules_by_name(pos["rules"]))
     for color, vertex in pos["moves"]:
-        assert game.play(BLACK if color == "B" else WHITE, parse_vertex(vertex, n, n)) == 0
+        assert game.play(BLACK if color == "B" else WHITE, parse_vertex(vertex, n, n)) == MOVE_OK
     assert game.to_move == (BLACK if pos["to_move"] == "B" else WHITE)
     return game
 
@@ -28,7 +28,7 @@ def evaluate(model, game):
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, n, n), dtype=np.float32)
     glob = np.zeros((1, NUM_GLOBAL), dtype=np.float32)
-    fill_features(batch, spatial, glob, [0], handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, [0])
     raw = model.run(spatial, glob)
     probs = oe.wdl(raw["value"], oe.no_result_possible(game.rules))
     stats = oe.score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
@@ -100,7 +100,7 @@ def test_katago_rawnn_gtp_9x9_symmetries(b6c96_model):
 def test_katago_rawnn_gtp_7x10_new_zealand_all_symmetries(b6c96_model):
     game = GameState(7, 10, 7.5, rules_by_name("new-zealand"))
     for color, v in ((BLACK, "C3"), (WHITE, "C7"), (BLACK, "F7")):
-        assert game.play(color, parse_vertex(v, 7, 10)) == 0
+        assert game.play(color, parse_vertex(v, 7, 10)) == MOVE_OK
     wins = (0.690885, 0.718946, 0.680947, 0.693356)
     for sym in range(8):
         ours_win, _ = raw_nn(b6c96_model, game, sym)

@@ -20,9 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
 from launch.factory import engine_from_flags
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +41,7 @@ def search_visits(engine, moves: list[list[str]], to_move: str) -> dict[str, int
     engine.clear()
     engine.clear_cache()
     for color, vertex in moves:
-        assert engine.play(COLOR[color], parse_vertex(vertex, 19, 19)) == B.MOVE_OK, vertex
+        assert engine.play(COLOR[color], parse_vertex(vertex, 19, 19)) == MOVE_OK, vertex
     engine.genmove(COLOR[to_move], commit=False)
     stats = engine.search.root_stats()
     return {format_vertex(point_from_action(int(a), 19, 19), 19, 19).lower(): int(v)

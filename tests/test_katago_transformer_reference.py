@@ -9,8 +9,8 @@ The positions are evaluated once, batched by board size: the net is ten times b6
 import numpy as np
 import pytest
 
-from engine import onnx_evaluator as oe
-from engine.raw_nn import RawNN, raw_nn_batch, raw_nn_inputs
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.raw_nn import RawNN, raw_nn_batch, raw_nn_inputs
 from tests.test_katago_reference import replay
 
 TOL = 2e-3
@@ -120,6 +120,7 @@ def test_the_conversion_flushes_the_nets_subnormal_weights(b10_file, b10_onnx):
     above)."""
     import onnx
     from onnx import numpy_helper
+
     from networks import katago_bin as kb
 
     matmuls = [layer.w for layer in kb.layers(kb.load(b10_file)) if isinstance(layer, kb.MatMul)]

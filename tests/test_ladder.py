@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import EMPTY
-from engine.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
+from engine.rules import board as B
+from engine.rules.constants import EMPTY
+from engine.rules.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
 from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()["ladder"]
@@ -17,7 +17,7 @@ def ladder_map(b, one_liberty):
     stack, buf = new_ladder_scratch(w, h)
     moves = np.zeros(2, dtype=np.int64)
     rows = []
-    for x, y, p in points_xy(b):
+    for x, _, p in points_xy(b):
         if x == 0:
             rows.append("")
         if b[B.ROW_COLOR, p] == EMPTY:

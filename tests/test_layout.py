@@ -1,9 +1,11 @@
 """The architecture's dependency rules, checked on the import statements of every .py file of
-every package (the packages setup.cfg installs) and of run_engine.py:
+every package (the packages setup.cfg installs, each of them) and of run_engine.py:
 
 - engine/ imports nothing of ours outside itself (no gtp, tournament, training, bench,
   run_engine) and none of torch, ray, onnx;
-- only engine/onnx_evaluator.py imports onnxruntime (bench reaches it through that module);
+- only engine/evaluators/onnx_evaluator.py imports onnxruntime (bench reaches it through that
+  module), but for networks/calibration.py, which imports its quantization tools and nothing
+  else of it;
 - gtp/, the GTP server, never imports the tournament kit, training, torch, ray, nor
   run_engine (the composition root that imports it);
 - kata_analysis/, KataGo's JSON analysis engine, is a server beside gtp/ on the same layers
@@ -25,8 +27,14 @@ every package (the packages setup.cfg installs) and of run_engine.py:
 - weights/, the shipped networks, imports nothing of ours and nothing heavy (run_engine reads
   it before GTP answers).
 
+Inside engine/, the subpackages are layers: engine.rules imports no other part of the engine,
+engine.evaluators builds on the rules, engine.search on both; the facade's modules at engine/'s
+top (the Engine, its settings, clock, dead-stone judgement and pre-compilation) use them all and
+nothing below imports them. Every engine module lives in a layer or is one of the facade's, and
+docs/architecture.md names each.
+
 The feature set the engine encodes (name and plane counts) is defined once, in
-engine/features.py; a test fails if a copy of it reappears elsewhere.
+engine/evaluators/features.py; a test fails if a copy of it reappears elsewhere.
 
 docs/architecture.md describes the same layout in a table, one row per package with the
 packages it may import; the last tests keep that table and these rules in step.
@@ -57,20 +65,37 @@ FORBIDDEN = {  # package -> top-level modules it must not import (besides ONLY_I
     "weights": OURS - {"weights"} | {"numpy", "numba", "onnx", "onnxruntime"},
     "run_engine": {"bench", "tests"},
 }
-ONLY_IN = {  # top-level module -> the files allowed to import it (paths relative to ROOT)
-    "onnxruntime": lambda rel: rel == "engine/onnx_evaluator.py",
-    "torch": lambda rel: rel.startswith("training/"),
-    "ray": lambda rel: rel.startswith("training/"),
+ONLY_IN = {  # module, its submodules included -> the files (a "folder/": its files) allowed
+    "onnxruntime": ("engine/evaluators/onnx_evaluator.py",),  # to import it; for a submodule
+    "onnxruntime.quantization": ("networks/calibration.py",),  # the longest rule decides
+    "torch": ("training/",),
+    "ray": ("training/",),
 }
 FEATURE_NAMES = {"FEATURE_SET", "NUM_SPATIAL", "NUM_GLOBAL"}
 
 
-def installed_packages() -> list[str]:
-    """Top-level packages named in setup.cfg's [options.packages.find] include list."""
+def setup_packages() -> set[str]:
+    """The packages setup.cfg installs, by their names in the repository: "dosaku.engine.rules"
+    is engine/rules/ (setup.cfg installs the root as the package dosaku)."""
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
-    include = cfg["options.packages.find"]["include"].split()
-    return sorted({name for name in include if "." not in name})
+    listed = cfg["options"]["packages"].split()
+    return {name.removeprefix("dosaku.") for name in listed if name != "dosaku"}
+
+
+def installed_packages() -> list[str]:
+    """The top-level packages among them."""
+    return sorted(name for name in setup_packages() if "." not in name)
+
+
+def packages_on_disk(folder: Path = ROOT, prefix: str = "") -> set[str]:
+    """Every package below `folder`: each folder with an __init__.py inside one that has one
+    (or at the root), by its dotted name."""
+    found = set()
+    for sub in folder.iterdir():
+        if (sub / "__init__.py").is_file():
+            found |= {prefix + sub.name} | packages_on_disk(sub, f"{prefix}{sub.name}.")
+    return found
 
 
 def checked_files() -> dict[str, list[Path]]:
@@ -80,21 +105,38 @@ def checked_files() -> dict[str, list[Path]]:
     return files
 
 
-def imported_top_names(path: Path) -> set[str]:
-    """Top-level names of absolute imports anywhere in the file (function bodies included)."""
+def imported_names(path: Path) -> set[str]:
+    """Dotted names of the modules absolute imports anywhere in the file (function bodies
+    included) name: `import a.b` and `from a.b import c` give a.b."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
 
 
+def imported_top_names(path: Path) -> set[str]:
+    """Top-level names of absolute imports anywhere in the file (function bodies included)."""
+    return {name.split(".")[0] for name in imported_names(path)}
+
+
+def misplaced_imports(rel: str, names: set[str]) -> set[str]:
+    """The ONLY_IN rules that the imports `names` of file `rel` break."""
+    broken = set()
+    for name in names:
+        rules = [m for m in ONLY_IN if name == m or name.startswith(m + ".")]
+        if rules:
+            rule = max(rules, key=len)
+            if not any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in ONLY_IN[rule]):
+                broken.add(rule)
+    return broken
+
+
 def test_every_package_is_installed_and_checked():
-    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")}
-    assert on_disk == set(installed_packages())
+    assert packages_on_disk() == setup_packages()
     assert set(FORBIDDEN) == set(installed_packages()) | {"run_engine"}
     assert all(checked_files().values())
 
@@ -104,9 +146,8 @@ def test_package_imports_follow_the_layout(owner):
     offenders = {}
     for path in checked_files()[owner]:
         rel = path.relative_to(ROOT).as_posix()
-        names = imported_top_names(path)
-        bad = names & FORBIDDEN[owner]
-        bad |= {name for name, allowed in ONLY_IN.items() if name in names and not allowed(rel)}
+        bad = imported_top_names(path) & FORBIDDEN[owner]
+        bad |= misplaced_imports(rel, imported_names(path))
         if bad:
             offenders[rel] = sorted(bad)
     assert offenders == {}
@@ -117,11 +158,23 @@ def test_import_reader_sees_imports(tmp_path):
     sample.write_text("import gtp.server\nfrom onnxruntime import InferenceSession\n"
                       "from . import x\n\ndef f():\n    import torch.nn\n")
     assert imported_top_names(sample) == {"gtp", "onnxruntime", "torch"}
+    assert imported_names(sample) == {"gtp.server", "onnxruntime", "torch.nn"}
+
+
+def test_only_the_named_files_import_onnxruntime_and_its_quantization_tools():
+    session, calibration = "engine/evaluators/onnx_evaluator.py", "networks/calibration.py"
+    assert misplaced_imports(session, {"onnxruntime", "onnxruntime.quantization"}) == \
+        {"onnxruntime.quantization"}
+    assert misplaced_imports(calibration, {"onnxruntime.quantization.shape_inference"}) == set()
+    assert misplaced_imports(calibration, {"onnxruntime"}) == {"onnxruntime"}
+    assert misplaced_imports("networks/quantize.py", {"onnxruntime.quantization"}) == \
+        {"onnxruntime.quantization"}
+    assert misplaced_imports("training/train.py", {"torch.nn"}) == set()
 
 
 def feature_set_copies(path: Path) -> list[str]:
     """Definitions of the feature set's name or plane counts in `path`: a "katago-v..." string,
-    a (22, 19) pair, or an assignment to one of the names engine/features.py defines."""
+    a (22, 19) pair, or an assignment to one of the names engine/evaluators/features.py defines."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
@@ -138,7 +191,7 @@ def feature_set_copies(path: Path) -> list[str]:
 
 
 def test_feature_set_is_defined_once():
-    home = ROOT / "engine" / "features.py"
+    home = ROOT / "engine" / "evaluators" / "features.py"
     assert len(feature_set_copies(home)) == 4  # "katago-v7", FEATURE_SET, NUM_SPATIAL, NUM_GLOBAL
     copies = {}
     for files in checked_files().values():
@@ -151,7 +204,8 @@ def test_feature_set_is_defined_once():
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
-    """The dotted name a file is imported under ("engine.board", "gtp" for gtp/__init__.py)."""
+    """The dotted name a file is imported under ("engine.rules.board", "gtp" for
+    gtp/__init__.py)."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -224,6 +278,36 @@ def test_no_import_cycles():
     assert import_cycles(import_graph(files)) == []
 
 
+ENGINE_LAYERS = ("rules", "evaluators", "search")  # engine's subpackages, lowest first
+FACADE = {"engine", "config", "timecontrol", "precompile", "dead_stones"}  # engine/*.py
+
+
+def engine_layer(module: str) -> int:
+    """The layer of an engine module: its subpackage's place in ENGINE_LAYERS, the facade's
+    modules (and the package itself) above them all."""
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ENGINE_LAYERS:
+        return ENGINE_LAYERS.index(parts[1])
+    return len(ENGINE_LAYERS)
+
+
+def test_engine_modules_live_in_a_layer_or_the_facade():
+    strays = [module_name(path) for path in checked_files()["engine"]
+              if engine_layer(module_name(path)) == len(ENGINE_LAYERS)
+              and module_name(path) not in {"engine"} | {f"engine.{m}" for m in FACADE}]
+    assert strays == []
+    assert {p.name for p in (ROOT / "engine").iterdir() if p.is_dir() and
+            (p / "__init__.py").is_file()} == set(ENGINE_LAYERS)
+
+
+def test_engine_layers_import_only_the_layers_below():
+    files = checked_files()["engine"]
+    graph = import_graph(files)
+    upward = {module: sorted(m for m in imported if engine_layer(m) > engine_layer(module))
+              for module, imported in graph.items()}
+    assert {m: up for m, up in upward.items() if up} == {}
+
+
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 
@@ -264,3 +348,29 @@ def test_architecture_doc_lists_packages_in_dependency_order():
             late[owner] = sorted(allowed - seen)
         seen.add(owner)
     assert late == {}
+
+
+def documented_engine_modules(text: str) -> set[str]:
+    """The files architecture.md's "Inside engine/" section names, as paths under engine/: each
+    paragraph opening with a bold folder (**`rules/`**) names that folder's files, the others
+    files at engine/'s top."""
+    section = text.split("\n### Inside `engine/`\n", 1)[1].split("\n## ", 1)[0]
+    named, folder = set(), ""
+    for line in section.splitlines():
+        if line.startswith("**"):
+            opening = re.match(r"\*\*`([a-z_]+/)`\*\*", line)
+            folder = opening.group(1) if opening else ""
+        named |= {folder + name for name in re.findall(r"`([a-z_]+\.py)`", line)}
+    return named
+
+
+def test_engine_module_reader_sees_folders():
+    text = ("# A\n\n### Inside `engine/`\n\n**`rules/`**, the game:\n\n- `board.py`, `game.py`\n\n"
+            "**The facade**:\n\n- `engine.py`\n\n## Next\n\n- `other.py`\n")
+    assert documented_engine_modules(text) == {"rules/board.py", "rules/game.py", "engine.py"}
+
+
+def test_architecture_doc_names_every_engine_module():
+    modules = {path.relative_to(ROOT / "engine").as_posix() for path in checked_files()["engine"]
+               if path.name != "__init__.py"}
+    assert documented_engine_modules(ARCHITECTURE.read_text()) == modules

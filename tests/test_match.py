@@ -1,6 +1,6 @@
 """tournament.match, tournament.elo: Elo math and scoring by hand, short real matches, restarts.
 
-Every scored game is replayed from its SGF into an engine.game.GameState under the match's
+Every scored game is replayed from its SGF into an engine.rules.game.GameState under the match's
 rules: the recorded score and result must be that GameState's.
 """
 
@@ -17,16 +17,21 @@ import numpy as np
 import pytest
 from sgfmill import common, sgf
 
-from engine import board as B
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex, xy_from_point
-from engine.game import GameState
-from engine.rules import result_string
-from engine.rules import rules_by_name
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import parse_vertex, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import result_string, rules_by_name
 from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
 from tournament.match import main
-from tournament.match_game import (MatchConfig, MatchError, MoveTimer, game_result,
-                                   parse_final_score, random_opening, read_opening_file)
+from tournament.match_game import (
+    MatchConfig,
+    MatchError,
+    MoveTimer,
+    game_result,
+    parse_final_score,
+    random_opening,
+    read_opening_file,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +63,7 @@ def replay(size: int, komi: float, rules: str, moves) -> GameState:
     game = GameState(size, size, komi, rules_by_name(rules))
     for color, v in moves:
         color = BLACK if color == "b" else WHITE
-        assert game.play(color, parse_vertex(v, size, size)) == B.MOVE_OK
+        assert game.play(color, parse_vertex(v, size, size)) == MOVE_OK
     return game
 
 
@@ -133,7 +138,7 @@ def test_random_opening_legal_deterministic_off_edge():
     assert [c for c, _ in a] == [BLACK, WHITE] * 3
     game = cfg.new_game()
     for color, p in a:
-        assert game.play(color, p) == B.MOVE_OK
+        assert game.play(color, p) == MOVE_OK
         x, y = xy_from_point(p, 9)
         assert 1 <= x <= 7 and 1 <= y <= 7
 

@@ -13,7 +13,7 @@ import onnx
 import pytest
 
 import weights
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_evaluator import OnnxModel
 from networks import cache, int8_transformer, quantize
 from networks.loading import load_network
 from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer

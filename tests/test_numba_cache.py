@@ -19,21 +19,26 @@ def cache_dir_for(tmp_path, package_dir: Path) -> str:
 
 def test_cache_dir_changes_when_an_engine_source_changes(tmp_path):
     copy = tmp_path / "pkg"
-    (copy / "engine").mkdir(parents=True)
-    for f in (ROOT / "engine").glob("*.py"):
-        (copy / "engine" / f.name).write_bytes(f.read_bytes())
+    for f in (ROOT / "engine").rglob("*.py"):
+        target = copy / f.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(f.read_bytes())
     first = cache_dir_for(tmp_path, copy)
     assert first.startswith(str(tmp_path / "xdg" / "dosaku" / "numba"))
     assert cache_dir_for(tmp_path, copy) == first
-    board = copy / "engine" / "board.py"
-    board.write_text(board.read_text() + "\n# edited\n")
-    assert cache_dir_for(tmp_path, copy) != first
+    seen = {first}
+    for edited in ("engine/engine.py", "engine/rules/board.py", "engine/search/selection.py"):
+        source = copy / edited  # the facade and a kernel in each of two subpackages
+        source.write_text(source.read_text() + "\n# edited\n")
+        seen.add(cache_dir_for(tmp_path, copy))
+    assert len(seen) == 4
 
 
 def test_explicit_numba_cache_dir_is_respected(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "mine"), PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", "import engine, numba; print(numba.config.CACHE_DIR)"],
-                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    code = "import engine, numba; print(numba.config.CACHE_DIR)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
     assert out == str(tmp_path / "mine")
 
 

@@ -7,10 +7,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from engine import onnx_evaluator as oe
-from engine.coords import action_from_xy
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.rules import PRESETS
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.rules.coords import action_from_xy
+from engine.rules.rulesets import PRESETS
 
 
 def random_batch(rng, n, size):
@@ -85,8 +85,8 @@ SUBNORMAL_PRODUCT = """
 import sys, threading
 import numpy as np, onnx, onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.onnx_evaluator import OnnxModel
 spatial = helper.make_tensor_value_info("spatial", TensorProto.FLOAT, ["N", NUM_SPATIAL, 9, 9])
 glob = helper.make_tensor_value_info("global", TensorProto.FLOAT, ["N", NUM_GLOBAL])
 out = helper.make_tensor_value_info("value", TensorProto.FLOAT, ["N", 1])
@@ -222,7 +222,8 @@ def test_symmetry_moves_points_as_the_spec_table(sym):
 def test_symmetry_on_rectangles_ignores_transpose():
     board = np.arange(12.0).reshape(3, 4)
     for sym in range(4):
-        np.testing.assert_array_equal(oe.apply_symmetry(board, sym + 4), oe.apply_symmetry(board, sym))
+        np.testing.assert_array_equal(oe.apply_symmetry(board, sym + 4),
+                                      oe.apply_symmetry(board, sym))
 
 
 @pytest.mark.parametrize("sym", range(8))
@@ -234,7 +235,8 @@ def test_undo_symmetry_outputs_returns_points_to_the_board(sym):
     policy[0, -1] = 0.25
     own = np.zeros((1, n, n), np.float32)
     own[0, ny, nx] = -0.5
-    raw = {"policy": policy, "policy_optimistic": policy, "ownership": own, "value": np.ones((1, 3))}
+    raw = {"policy": policy, "policy_optimistic": policy, "ownership": own,
+           "value": np.ones((1, 3))}
     back = oe.undo_symmetry_outputs(raw, sym)
     for key in ("policy", "policy_optimistic"):
         assert back[key][0, y * n + x] == 0.75 and back[key][0, -1] == 0.25

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from engine import precompile
-from engine.evaluator import UniformEvaluator
-from engine.onnx_evaluator import OnnxEvaluator
-from engine.rollout import RolloutEvaluator
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.evaluators.onnx_evaluator import OnnxEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,22 +44,27 @@ def test_cold_means_no_search_kernel_in_the_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow  # a cold compile; the quick run checks the same kernels in process
-def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, "-m", "engine.precompile", "rollout"], env=env, check=True,
-                   timeout=900)
+def test_helper_fills_an_empty_cache_with_the_evaluator_and_tree_kernels(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # started from anywhere, as an install is
+    monkeypatch.chdir(tmp_path)
+    helper = precompile.start_helper("rollout")
+    assert helper is not None, "a cold cache and a second core start the helper"
+    assert helper.wait(900) == 0
     stored = {p.name.split("-")[0] for p in tmp_path.rglob("*.nbi")}
     assert {"rollout.rollout_batch", "backup.expand_and_backup", "tree.copy_subtree",
-            "tree.find_child", "search_limits.root_visit_gap", "board.play_unchecked",
+            "tree.find_child", "limits.root_visit_gap", "board.play_unchecked",
             "board.legal_mask"} <= stored
     assert "selection.select_batch" not in stored  # the engine's own share
 
 
 def kernels_around_a_rollout_genmove():
     """The numba dispatchers the helper compiles for a rollout engine, by name."""
-    from engine import backup, board, rollout, search_limits, tree
+    from engine.evaluators import rollout
+    from engine.rules import board
+    from engine.search import backup, limits, tree
     return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": backup.expand_and_backup,
-            "root_visit_gap": search_limits.root_visit_gap, "copy_subtree": tree.copy_subtree,
+            "root_visit_gap": limits.root_visit_gap, "copy_subtree": tree.copy_subtree,
             "find_child": tree.find_child, "play_unchecked": board.play_unchecked,
             "legal_mask": board.legal_mask}
 
@@ -67,9 +72,10 @@ def kernels_around_a_rollout_genmove():
 def test_in_process_compiles_the_very_kernels_a_genmove_calls():
     """What the helper compiles is what the engine then calls: a game of genmoves with reuse
     adds no new type specialisation to any of those kernels."""
-    from engine.config import EngineConfig, SearchConfig
-    from engine.constants import BLACK, WHITE
+    from engine.config import EngineConfig
     from engine.engine import Engine
+    from engine.rules.constants import BLACK, WHITE
+    from engine.search.config import SearchConfig
     precompile.compile_evaluator("rollout")
     precompile.compile_game_and_tree()
     kernels = kernels_around_a_rollout_genmove()
@@ -84,7 +90,7 @@ def test_in_process_compiles_the_very_kernels_a_genmove_calls():
 
 
 def test_in_process_compiles_a_network_feature_set_it_knows():
-    from engine.features import fill_batch
+    from engine.evaluators.features import fill_batch
     precompile.compile_evaluator("katago-v7")
     assert fill_batch.signatures
     with pytest.raises(KeyError):

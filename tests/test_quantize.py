@@ -10,8 +10,8 @@ import numpy as np
 import onnx
 import pytest
 
-from engine import onnx_evaluator as oe
-from engine.raw_nn import RawNN, raw_nn_batch
+from engine.evaluators import onnx_evaluator as oe
+from engine.evaluators.raw_nn import RawNN, raw_nn_batch
 from networks import int8_transformer
 from networks import quantize as q
 from tests.test_katago_reference import raw_nn, replay

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
+from engine.rules.coords import parse_vertex
 from tournament import match, records, soak
 from tournament.records import RecordError, decode_moves, encode_moves
 

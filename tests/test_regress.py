@@ -6,8 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from tournament.regress import (FAIL, PASS, XFAIL, XPASS, Runner, Step, TstError, judge, main,
-                                parse_expectation, parse_tst)
+from tournament.regress import (
+    FAIL,
+    PASS,
+    XFAIL,
+    XPASS,
+    Runner,
+    Step,
+    TstError,
+    judge,
+    main,
+    parse_expectation,
+    parse_tst,
+)
 
 HERE = Path(__file__).resolve().parent
 REG = HERE / "regress"

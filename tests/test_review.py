@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from sgfmill import sgf
 
-from engine import board as B
 from engine.config import EngineConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import point_from_sgfmill
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tournament import review
 from tournament.review import Cache, load_game, mistakes, review_positions
 
@@ -77,7 +77,7 @@ def test_mistakes_are_the_winrate_drops_of_a_known_evaluation(tmp_path):
     for k, (color, point) in enumerate(game.moves):
         before = tempo_black_winrate(state, color)
         assert cache.positions[k].winrate == pytest.approx(before, abs=1e-6)
-        assert state.play(color, point) == 0
+        assert state.play(color, point) == MOVE_OK
         after = tempo_black_winrate(state, WHITE if color == BLACK else BLACK)
         loss = (before - after) if color == BLACK else (after - before)
         expected.append((k + 1, "B" if color == BLACK else "W", loss))
@@ -100,7 +100,8 @@ def comment_numbers(text: str) -> tuple[float, float]:
 
 def play_node(state: GameState, node) -> None:
     color, move = node.get_move()
-    assert state.play(BLACK if color == "b" else WHITE, point_from_sgfmill(move, 9)) == 0, move
+    player = BLACK if color == "b" else WHITE
+    assert state.play(player, point_from_sgfmill(move, 9)) == MOVE_OK, move
 
 
 def replay_variations(node, state: GameState) -> int:

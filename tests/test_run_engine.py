@@ -70,7 +70,7 @@ def test_the_gtp_loop_starts_without_numeric_libraries():
     """What run_engine imports before it serves GTP (the start-up users wait for): none of
     numpy, numba, onnxruntime, nor the engine itself; the loader thread brings those. Nor the
     review command's modules and Ray, which only `dosaku review` loads."""
-    heavy = ("numpy", "numba", "onnxruntime", "onnx", "engine.engine", "engine.search",
+    heavy = ("numpy", "numba", "onnxruntime", "onnx", "engine.engine", "engine.search.driver",
              "tournament.review_batch", "training.review_ray", "ray")
     code = ("import sys, run_engine\n"
             "from gtp.commands import Commands\n"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.constants import BLACK, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 SABAKI = ROOT / "tests" / "sabaki"
@@ -50,7 +50,8 @@ def run_session(*engine_args: str) -> dict:
 def synced_game() -> GameState:
     game = GameState(SIZE, SIZE, 6.5, PRESETS["chinese"])
     for color, vertex in HISTORY:
-        assert game.play(BLACK if color == "B" else WHITE, parse_vertex(vertex, SIZE, SIZE)) == 0
+        color = BLACK if color == "B" else WHITE
+        assert game.play(color, parse_vertex(vertex, SIZE, SIZE)) == MOVE_OK
     return game
 
 
@@ -72,7 +73,7 @@ def check_pv_is_legal(pv: list[str]) -> None:
     color = BLACK
     for vertex in pv:
         point = parse_vertex(vertex, SIZE, SIZE)
-        assert point is not None and game.play(color, point) == 0, pv
+        assert point is not None and game.play(color, point) == MOVE_OK, pv
         color = WHITE if color == BLACK else BLACK
 
 

@@ -4,19 +4,19 @@
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import search as search_module
-from engine import tree as T
-from engine.config import SearchConfig
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import action_from_point, point_from_action
-from engine.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
-from engine.game import GameState, restricted_view
-from engine.rollout import RolloutEvaluator
-from engine.rules import PRESETS
-from engine.search import Search
-from engine.search_buffers import KIND_EVAL, KIND_EVAL_END
-from engine.search_limits import SearchLimits, should_stop
+from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
+from engine.evaluators.rollout import RolloutEvaluator
+from engine.rules import board as B
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import action_from_point, point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
+from engine.search import driver as search_module
+from engine.search import tree as T
+from engine.search.buffers import KIND_EVAL, KIND_EVAL_END
+from engine.search.config import SearchConfig
+from engine.search.driver import Search, root_moves
+from engine.search.limits import SearchLimits, should_stop
 from tests.boards import game_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 
@@ -70,6 +70,15 @@ def test_root_legality_comes_from_the_game_record():
     assert not set(_visited(s2)) & g.forbidden
 
 
+def test_root_moves_are_the_allowed_legal_ones_or_else_pass():
+    legal = np.array([True, False, True, True])  # three points and pass
+    assert root_moves(legal, None) is legal
+    assert root_moves(legal, np.array([False, True, True, False])).tolist() == \
+        [False, False, True, False]
+    assert root_moves(legal, np.array([False, True, False, False])).tolist() == \
+        [False, False, False, True]
+
+
 def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     # an analysis limited to two moves expands the root; a later search of the same position
     # without the limit reuses that root and must still see, and search, every legal move
@@ -77,7 +86,7 @@ def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     s = Search(UniformEvaluator(), SMALL)
     allowed = np.zeros(26, np.bool_)
     allowed[[0, 12]] = True
-    s.run(restricted_view(g, allowed), BLACK, SearchLimits(playouts=100))
+    s.run(g, BLACK, SearchLimits(playouts=100), allowed=allowed)
     assert set(_visited(s)) == {0, 12}
     s.run(g, BLACK, SearchLimits(playouts=400))
     st = s.root_stats()
@@ -85,6 +94,22 @@ def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     assert sorted(st.actions.tolist()) == legal
     assert (st.prior > 0).all()
     assert sorted(_visited(s)) == legal
+
+
+def test_root_noise_makes_uniform_priors_uneven_and_leaves_them_summing_to_one():
+    g = GameState(5, 5, 0.5)
+    legal = g.legal_mask(BLACK)
+    plain = Search(UniformEvaluator(), SMALL, seed=4)
+    plain.run(g, BLACK, SearchLimits(playouts=64))
+    assert np.allclose(plain.root_prior[legal], 1 / legal.sum())
+    priors = []
+    for seed in (4, 5):  # self-play's root noise (training/selfplay_game.py)
+        s = Search(UniformEvaluator(), SMALL, seed=seed)
+        s.run(g, BLACK, SearchLimits(playouts=64), noise_weight=0.25, noise_alpha_scale=10.83)
+        assert s.root_prior.sum() == pytest.approx(1.0, abs=1e-5)
+        assert s.root_prior.std() > 0.01 and (s.root_prior[~legal] == 0).all()
+        priors.append(s.root_prior.copy())
+    assert not np.allclose(*priors)  # drawn from the search's seed
 
 
 def test_positional_superko_move_is_excluded():
@@ -98,7 +123,7 @@ def test_positional_superko_move_is_excluded():
         """
     for rules, retake_legal in ((PRESETS["chinese"], True), (PRESETS["tromp-taylor"], False)):
         g = game_from_diagram(diagram, BLACK, rules=rules)
-        assert g.play(BLACK, vertex(g, "C3")) == B.MOVE_OK
+        assert g.play(BLACK, vertex(g, "C3")) == MOVE_OK
         g.play(WHITE, PASS_POINT)
         g.play(BLACK, PASS_POINT)
         retake = action_from_point(vertex(g, "B3"), g.width, g.height)
@@ -289,7 +314,7 @@ class _PathCheckingEvaluator:
     def evaluate(self, batch):
         from copy import deepcopy
 
-        from engine.positions import batch_row_from_game
+        from engine.evaluators.positions import batch_row_from_game
         s = self.search
         ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
         buf = s._buf
@@ -301,7 +326,7 @@ class _PathCheckingEvaluator:
             g = deepcopy(self.game)
             for k in range(depth):
                 a = int(buf.path_actions[i, k])
-                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == B.MOVE_OK
+                assert g.play(g.to_move, point_from_action(a, g.width, g.height)) == MOVE_OK
             batch_row_from_game(ref, 0, g)
             assert np.array_equal(batch.boards[r, B.ROW_COLOR], ref.boards[0, B.ROW_COLOR])
             assert np.array_equal(batch.history_boards[r, :, B.ROW_COLOR],
@@ -328,7 +353,7 @@ def test_batch_rows_equal_the_game_record_pipeline():
     g = GameState(5, 5, 0.5, PRESETS["chinese"])  # simple ko: tree legality == game legality
     for i, v in enumerate(["C3", "C4", "B4", "pass", "D4", "B3"]):
         color = BLACK if i % 2 == 0 else WHITE
-        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == B.MOVE_OK
+        assert g.play(color, vertex(g, v) if v != "pass" else PASS_POINT) == MOVE_OK
     ev = _PathCheckingEvaluator(g)
     s = Search(ev, SearchConfig(batch_size=8, max_nodes=5000, max_edges=200_000), seed=9)
     ev.search = s

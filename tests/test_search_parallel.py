@@ -8,14 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import tree as T
-from engine.config import SearchConfig
-from engine.constants import BLACK
-from engine.evaluator import Capabilities, Evaluation
-from engine.game import GameState
-from engine.search import Search
-from engine.search_limits import SearchLimits
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK
+from engine.rules.game import GameState
+from engine.search import tree as T
+from engine.search.config import SearchConfig
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
 
 CFG = SearchConfig(batch_size=8, max_nodes=50_000, max_edges=1_000_000)
 

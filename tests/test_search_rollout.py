@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from engine.constants import BLACK, WHITE
-from engine.evaluator import Capabilities, Evaluation, PositionBatch
-from engine.rollout import MixedEvaluator, RolloutEvaluator
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
+from engine.evaluators.rollout import MixedEvaluator, RolloutEvaluator
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.rulesets import PRESETS
 from tests.boards import game_from_diagram
 
 SETTLED = """

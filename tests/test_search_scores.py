@@ -3,14 +3,15 @@
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK
-from engine.coords import point_from_xy
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.evaluator import Capabilities, Evaluation
-from engine.search import Search
-from engine.search_limits import SearchLimits
+from engine.evaluators.evaluator import Capabilities, Evaluation
+from engine.rules import board as B
+from engine.rules.constants import BLACK
+from engine.rules.coords import point_from_xy
+from engine.search.config import SearchConfig
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
 from gtp.analysis import Request, format_kata
 from tests.boards import game_from_diagram
 

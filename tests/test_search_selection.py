@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from engine import tree as T
-from engine.config import FloatParam, SearchConfig
-from engine.constants import BLACK
-from engine.scores import expected_atan_table, score_utility
-from engine.selection import _select_child
+from engine.rules.constants import BLACK
+from engine.search import tree as T
+from engine.search.config import FloatParam, SearchConfig
+from engine.search.scores import expected_atan_table, score_utility
+from engine.search.selection import _select_child
 
 ACTIONS = 10  # a 3x3 board and pass
 

@@ -3,9 +3,9 @@
 import pytest
 
 from engine.config import EngineConfig
-from engine.coords import format_vertex, point_from_xy
 from engine.engine import Engine
-from engine.seki import seki_chains
+from engine.rules.coords import format_vertex, point_from_xy
+from engine.rules.seki import seki_chains
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.server import GtpServer

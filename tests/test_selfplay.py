@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import point_from_action, xy_from_point
-from engine.game import GameState
-from engine.positions import position_batch
-from engine.rules import PRESETS
 from reference_rules import RefGame
+
+from engine.evaluators.positions import position_batch
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import point_from_action, xy_from_point
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from training.chunks import load_chunks, read_manifest
 from training.selfplay import games_in, generate, main
 from training.selfplay_game import GameSpec, Players, SelfPlaySettings, play_game
@@ -166,7 +166,7 @@ def test_two_ray_workers_play_exactly_the_games_asked_for(tmp_path):
 @needs_net
 @pytest.mark.parametrize("visits", [1, 4])
 def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
-    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
     from training.selfplay import onnx_path
     onnx = onnx_path(NET)
     settings = SelfPlaySettings(visits=visits, full_search_prob=1.0, resign_threshold=0)
@@ -188,7 +188,7 @@ def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
             if i < round(settings.pass_from * 49) and batch.legal[0, :-1].any():
                 target[-1] = 0.0
             np.testing.assert_allclose(rows.policy[i], target / target.sum(), atol=1e-5)
-        assert game.play(color, point) == 0
+        assert game.play(color, point) == MOVE_OK
 
 
 @needs_net
@@ -196,8 +196,8 @@ def test_branch_rows_are_teacher_labelled_positions_one_top_move_off_the_game_li
     """With branch_share 1 every recorded position gives a branch row: the position after one
     of the player's other top moves (found here by trying every board move on a replayed
     game), with the teacher's outputs there as every target."""
-    from engine.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-    from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
     from training.chunks import pack_spatial
     from training.selfplay import onnx_path
     onnx = onnx_path(NET)
@@ -217,13 +217,13 @@ def test_branch_rows_are_teacher_labelled_positions_one_top_move_off_the_game_li
                   if rows.policy[i][a] > 0 and point_from_action(a, 7, 7) != point]
         found = []
         for weight, a in others:
-            assert game.play(color, point_from_action(a, 7, 7)) == 0
+            assert game.play(color, point_from_action(a, 7, 7)) == MOVE_OK
             batch = position_batch(game)
             game.undo()
             fill_features(batch, spatial, glob, np.zeros(1, np.int64))
             if np.array_equal(pack_spatial(spatial)[0], branch.spatial_bits[b]):
                 found.append((weight, batch, glob[0].copy()))
-        assert game.play(color, point) == 0
+        assert game.play(color, point) == MOVE_OK
         if not others:
             continue  # nothing to branch to
         least = sorted(others, reverse=True)[:top][-1][0]

@@ -4,9 +4,10 @@ and a value out of range is refused the same clear way by a flag and by kata-set
 
 import pytest
 
-from engine.config import EngineConfig, SearchConfig
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.evaluator import UniformEvaluator
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.search.config import SearchConfig
 from gtp.commands import Commands
 from gtp.loader import EngineLoader
 from gtp.params import KATAGO_NAMES, PARAMS

@@ -20,9 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.constants import BLACK, WHITE, opponent
-from engine.coords import format_vertex, parse_vertex, point_from_action
+from engine.rules.constants import BLACK, MOVE_OK, WHITE, opponent
+from engine.rules.coords import format_vertex, parse_vertex, point_from_action
 from launch.factory import engine_from_flags
 from weights import model_path
 
@@ -45,7 +44,7 @@ def replay(engine, moves: list[list[str]]) -> None:
     """A new game on `engine` with `moves` ([color, vertex] pairs) played."""
     engine.clear()
     for color, vertex in moves:
-        assert engine.play(COLOR[color], parse_vertex(vertex, 9, 9)) == B.MOVE_OK, vertex
+        assert engine.play(COLOR[color], parse_vertex(vertex, 9, 9)) == MOVE_OK, vertex
 
 
 def answer(engine, moves: list[list[str]], to_move: str) -> tuple[str, list[str]]:
@@ -84,7 +83,7 @@ def test_recorded_positions_get_their_recorded_moves(recorded):
     for p in recorded["positions"]:
         chosen, _ = answer(engine, p["moves"], p["to_move"])
         if chosen not in ("pass", "resign"):
-            assert engine.play(COLOR[p["to_move"]], parse_vertex(chosen, 9, 9)) == B.MOVE_OK
+            assert engine.play(COLOR[p["to_move"]], parse_vertex(chosen, 9, 9)) == MOVE_OK
         if chosen not in p["top"]:
             off.append((len(p["moves"]), chosen, p["top"]))
     assert off == [], "moves outside the recorded top three (ply, chosen, recorded top)"

@@ -8,9 +8,9 @@ import torch
 from tests.test_katago_convert import random_inputs
 from tests.test_training_model import perturbed, run
 from tests.training_rows import random_game_rows
-from training.checkpoint import load_checkpoint, save_checkpoint
+from training.checkpoint import load_checkpoint
 from training.chunks import write_chunk
-from training.grow import deepen, grow_checkpoint, main
+from training.grow import deepen, main
 from training.model import GPoolBlock, ResBlock
 from training.train import TrainConfig, train
 

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_evaluator import OnnxModel
 from training.agreement import agreement
 from training.chunks import load_chunks
 from training.export import export_random
-from training.strength import main as strength_main
 from training.gate import GateConfig, gate
 from training.loop import Loop, LoopConfig
 from training.selfplay import SelfPlaySettings, generate
+from training.strength import main as strength_main
 
 TINY_SELFPLAY = SelfPlaySettings(visits=4, fast_visits=2, full_search_prob=0.5,
                                  resign_threshold=0.0)

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.onnx_evaluator import OnnxModel
+from networks import katago_convert as kc
 from tests.katago_reference import forward as reference_forward
 from tests.test_katago_convert import random_inputs
-from networks import katago_convert as kc
 from training.export import ExportMismatch, check_export, export_net, export_random, to_katago
 from training.model import GPoolBlock, ResBlock, build_net, net_config
 

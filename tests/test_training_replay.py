@@ -4,10 +4,11 @@ batches hold one board size, teacher targets are kept per row, bad chunks are sk
 import numpy as np
 import pytest
 
-from engine.coords import point_from_xy
-from engine.features import FEATURE_SET
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.evaluators.features import FEATURE_SET
+from engine.rules.constants import MOVE_OK
+from engine.rules.coords import point_from_xy
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tests.training_rows import features, random_game_rows
 from training.chunks import Rows, pack_spatial, write_chunk
 from training.replay import Pool, ReplayWindow, rows_batch
@@ -20,7 +21,7 @@ def random_position(width, height, seed, plies=14):
     for _ in range(plies):
         legal = np.flatnonzero(game.legal_mask(game.to_move)[:-1])
         a = int(rng.choice(legal))
-        assert game.play(game.to_move, point_from_xy(a % width, a // width, width)) == 0
+        assert game.play(game.to_move, point_from_xy(a % width, a // width, width)) == MOVE_OK
     return game, rng
 
 

@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.board import MOVE_OK
-from engine.constants import BLACK, PASS_POINT, WHITE
-from engine.coords import parse_vertex
-from engine.game import GameState
-from engine.rules import PRESETS
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from engine.rules.coords import parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from tests.training_rows import random_game_rows
 from training.checkpoint import checkpoints, load_checkpoint
 from training.chunks import write_chunk

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from engine import tree as T
-from engine.config import FloatParam, SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_action
-from engine.evaluator import UniformEvaluator
-from engine.game import GameState
-from engine.scores import expected_atan_table, score_utility
-from engine.search import Search
-from engine.search_limits import SearchLimits
+from engine.evaluators.evaluator import UniformEvaluator
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import point_from_action
+from engine.rules.game import GameState
+from engine.search import tree as T
+from engine.search.config import FloatParam, SearchConfig
+from engine.search.driver import Search
+from engine.search.limits import SearchLimits
+from engine.search.scores import expected_atan_table, score_utility
 from tests.evaluators import SkewedEvaluator
 
 

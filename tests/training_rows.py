@@ -1,5 +1,5 @@
-"""Training rows from random legal games: real positions through engine.features, targets from
-the games themselves (the move played, the final result, score and area ownership).
+"""Training rows from random legal games: real positions through engine.evaluators.features, targets
+from the games themselves (the move played, the final result, score and area ownership).
 
 Moves are drawn among the legal ones with a preference for the centre, so the policy target is
 learnable from the planes. An optional synthetic teacher gives each row soft targets of its
@@ -9,13 +9,13 @@ ownership.
 
 import numpy as np
 
-from engine.area import calculate_area
-from engine.constants import BLACK, PASS_POINT
-from engine.coords import action_from_point, point_from_xy
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import GameState
-from engine.positions import position_batch
-from engine.rules import PRESETS
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.positions import position_batch
+from engine.rules.area import calculate_area
+from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT
+from engine.rules.coords import action_from_point, point_from_xy
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from training.chunks import Rows, pack_spatial
 
 
@@ -24,8 +24,7 @@ def features(game: GameState, symmetry: int = 0) -> tuple[np.ndarray, np.ndarray
     batch = position_batch(game)
     spatial = np.zeros((1, NUM_SPATIAL, game.height, game.width), np.float32)
     glob = np.zeros((1, NUM_GLOBAL), np.float32)
-    fill_features(batch, spatial, glob, np.array([symmetry], np.int64),
-                  handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, np.array([symmetry], np.int64))
     return spatial[0], glob[0]
 
 
@@ -46,7 +45,7 @@ def random_game(size: int, rng: np.random.Generator, komi: float = 0.5, max_move
         records.append((spatial, glob, action, legal, game.to_move))
         point = PASS_POINT if action == size * size else point_from_xy(action % size,
                                                                        action // size, size)
-        assert game.play(game.to_move, point) == 0
+        assert game.play(game.to_move, point) == MOVE_OK
     return game, records
 
 

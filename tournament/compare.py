@@ -26,12 +26,20 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tqdm import tqdm
 
-from tournament.compare_gtp import (AnswerError, JudgeUnfit, Value, choose_move, judge_command,
-                                    set_up, value_after)
+from tournament.compare_gtp import (
+    AnswerError,
+    JudgeUnfit,
+    Value,
+    choose_move,
+    judge_command,
+    set_up,
+    value_after,
+)
 from tournament.compare_positions import Position, collect
 from tournament.compare_stats import judged_losses, summarize, table
 from tournament.controller import EngineError
 from tournament.match_game import ADMIN_TIMEOUT, STARTUP_TIMEOUT, EngineSlots, MatchError
+from tournament.resumable import run_resumable
 
 LABELS = ["A", "B", "judge"]
 FIELDS = ["id", "to_move", "a", "b", "same", "value_a", "value_b", "loss_a", "loss_b",
@@ -251,19 +259,19 @@ def main(argv: list[str] | None = None) -> int:
         print("compare: no positions", file=sys.stderr)
         return 2
     commands = [a.engine_a, a.engine_b, a.judge]
-    try:
+
+    def compare() -> tuple[int, list[dict]]:
         os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
         results = Results(a.out, {"engine_a": a.engine_a, "engine_b": a.engine_b,
                                   "judge": a.judge})
         reused = sum(results.done(p) is not None for p in positions)
-        records = run(positions, commands, results, a.parallel, a.timeout,
-                      progress=not a.no_progress)
-    except (CompareError, OSError) as exc:
-        print(f"compare: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("compare: interrupted; rerun with the same --out to continue", file=sys.stderr)
-        return 130
+        return reused, run(positions, commands, results, a.parallel, a.timeout,
+                           progress=not a.no_progress)
+
+    status, compared = run_resumable("compare", (CompareError,), compare)
+    if status:
+        return status
+    reused, records = compared
     csv_path = os.path.splitext(a.out)[0] + ".csv"
     write_csv(csv_path, records)
     print(f"A: {a.engine_a}\nB: {a.engine_b}\njudge: {a.judge}")

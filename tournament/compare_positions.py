@@ -16,10 +16,10 @@ import os
 import random
 from dataclasses import asdict, dataclass
 
-from engine.constants import BLACK, WHITE
-from engine.coords import format_vertex, parse_vertex
-from engine.game import GameState
-from engine.rules import rules_by_name
+from engine.rules.constants import BLACK, WHITE
+from engine.rules.coords import format_vertex, parse_vertex
+from engine.rules.game import GameState
+from engine.rules.rulesets import rules_by_name
 from tournament.match_game import color_letter, why_illegal
 from tournament.review import ReviewError, load_game
 

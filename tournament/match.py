@@ -20,10 +20,19 @@ from dataclasses import asdict, replace
 
 from tqdm import tqdm
 
-from tournament.match_game import (EngineSlots, GameRunner, MatchConfig, MatchError, Move,
-                                   MoveTimer, check_referee, random_opening,
-                                   read_opening_file)
+from tournament.match_game import (
+    EngineSlots,
+    GameRunner,
+    MatchConfig,
+    MatchError,
+    Move,
+    MoveTimer,
+    check_referee,
+    random_opening,
+    read_opening_file,
+)
 from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
+from tournament.resumable import run_resumable
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",
@@ -179,9 +188,10 @@ def parser(prog: str = "python -m tournament.match",
     ap.add_argument("--komi", type=float, default=7.5)
     ap.add_argument("--out", required=True, help="directory for SGFs, match.json and logs")
     ap.add_argument("--rules", default="chinese",
-                    help="preset of engine/rules.py (chinese, tromp-taylor, japanese, ...): "
-                         "legality incl. superko and the score without a referee; recorded in "
-                         "the SGF and sent as kgs-rules to engines that know it (default chinese)")
+                    help="preset of engine/rules/rulesets.py (chinese, tromp-taylor, japanese, "
+                         "...): legality incl. superko and the score without a referee; recorded "
+                         "in the SGF and sent as kgs-rules to engines that know it (default "
+                         "chinese)")
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--openings", type=int, default=0, metavar="N",
                        help="N random legal opening moves, shared by each pair of games")
@@ -230,15 +240,15 @@ def main(argv: list[str] | None = None, timer: MoveTimer | None = None) -> int:
     ap = parser()
     a = ap.parse_args(argv)
     cfg = config_from(ap, a)
-    try:
+
+    def play() -> tuple[Match, list[dict]]:
         match = Match(cfg, timer)
-        records = match.run(progress=not a.no_progress)
-    except (MatchError, OSError) as exc:
-        print(f"match: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("match: interrupted; rerun with the same --out to continue", file=sys.stderr)
-        return 130
+        return match, match.run(progress=not a.no_progress)
+
+    status, played = run_resumable("match", (MatchError,), play)
+    if status:
+        return status
+    match, records = played
     report(cfg, records)
     print(f"results: {match.path}")
     if a.plot:

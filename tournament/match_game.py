@@ -1,6 +1,6 @@
 """Playing one game of a match: engine processes per worker, openings, the move loop, scoring.
 
-The game itself is kept in an engine.game.GameState under the match's rules, so legality
+The game itself is kept in an engine.rules.game.GameState under the match's rules, so legality
 (superko included) and the score are those of our own rules code. Game i gives engine 1 black
 when i is even, white when odd. A game ends on resignation, two passes in a row or the move
 limit (both scored: by the referee engine's `final_score` when one is configured, else by
@@ -22,19 +22,34 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
-from engine import board as B
-from engine.constants import BLACK, WHITE, opponent
-from engine.coords import format_vertex, parse_vertex, point_from_xy
-from engine.game import MOVE_SUPERKO, GameState
-from engine.rules import result_string, rules_by_name
+from engine.rules.constants import (
+    BLACK,
+    MOVE_KO,
+    MOVE_OCCUPIED,
+    MOVE_OFF_BOARD,
+    MOVE_OK,
+    MOVE_SUICIDE,
+    MOVE_SUPERKO,
+    WHITE,
+    opponent,
+)
+from engine.rules.coords import format_vertex, parse_vertex, point_from_xy
+from engine.rules.game import GameState
+from engine.rules.rulesets import result_string, rules_by_name
 from tournament.clock import COMMANDS, ClockSpec, PlayerClock
-from tournament.controller import (EngineError, EngineStartError, EngineTimeout, GtpController,
-                                   GtpFailure)
+from tournament.controller import (
+    EngineError,
+    EngineStartError,
+    EngineTimeout,
+    GtpController,
+    GtpFailure,
+)
 
 Move = tuple[int, int]  # (BLACK or WHITE, engine point; PASS_POINT for a pass), as GameState.moves
-WHY_ILLEGAL = {B.MOVE_OCCUPIED: "occupied", B.MOVE_OFF_BOARD: "off the board", B.MOVE_KO: "ko",
-               B.MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
+WHY_ILLEGAL = {MOVE_OCCUPIED: "occupied", MOVE_OFF_BOARD: "off the board", MOVE_KO: "ko",
+               MOVE_SUICIDE: "suicide", MOVE_SUPERKO: "superko"}
 ADMIN_TIMEOUT = 60.0
 # the first set-up command of a new engine process may wait for its start-up (a network to
 # load, code to compile: minutes on a cold cache and a busy machine)
@@ -54,7 +69,7 @@ class MatchConfig:
     size: int
     komi: float
     out: str
-    rules: str = "chinese"  # a preset of engine.rules: legality and scoring of every game
+    rules: str = "chinese"  # a preset of engine.rules.rulesets: legality and scoring of every game
     openings: int = 0
     opening_file: str | None = None
     move_time: float | None = None
@@ -101,7 +116,7 @@ def color_letter(color: int) -> str:
 def why_illegal(game: GameState, color: int, point: int) -> str | None:
     """None when the move is legal on the GameState, else why it is not (nothing is played)."""
     err = game.move_error(color, point)
-    return None if err == B.MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
+    return None if err == MOVE_OK else WHY_ILLEGAL.get(err, f"illegal (code {err})")
 
 
 @dataclass
@@ -138,7 +153,7 @@ def random_opening(cfg: MatchConfig, n: int, rng: random.Random) -> list[Move]:
     while len(game.moves) < n:
         rng.shuffle(points)
         for p in points:
-            if game.play(color, p) == B.MOVE_OK:
+            if game.play(color, p) == MOVE_OK:
                 break
         else:
             break
@@ -172,7 +187,7 @@ def read_opening_file(path: str, cfg: MatchConfig) -> list[list[Move]]:
 
 def game_result(winner: int | None, reason: str, score: float | None) -> str:
     """SGF RE value: B+3.5, W+R, B+T, W+F (illegal move or crash), 0 for a draw, Void; a scored
-    game's is engine.rules.result_string."""
+    game's is engine.rules.rulesets.result_string."""
     if reason == "void":
         return "Void"
     code = {"resign": "R", "timeout": "T", "illegal": "F", "crash": "F"}.get(reason)
@@ -460,7 +475,7 @@ class GameRunner:
             command = f"genmove {letter}"
             try:
                 answer, elapsed = self.timer.genmove(
-                    color, lambda: self._call(color, mover, command, timeout))
+                    color, partial(self._call, color, mover, command, timeout))
             except GtpFailure as exc:
                 raise _Loss(color, "illegal", f"genmove failed: {exc.message}") from None
             if timeout is not None and elapsed > timeout:

@@ -10,7 +10,7 @@ import time
 
 from sgfmill import common, sgf
 
-from engine.coords import format_vertex
+from engine.rules.coords import format_vertex
 from tournament.elo import estimate, format_elo
 from tournament.match_game import GameResult, MatchConfig, Move, color_letter
 
@@ -131,16 +131,16 @@ def plot_elo(records: list[dict], path: str) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    w = d = l = 0
+    wins = draws = losses = 0
     xs, ys, los, his = [], [], [], []
     for r in sorted(records, key=lambda r: r["game"]):
         if r["reason"] == "void":
             continue
-        w += r["winner_engine"] == 1
-        l += r["winner_engine"] == 2
-        d += r["winner_engine"] is None
-        e = estimate(w, d, l)
-        xs.append(w + d + l)
+        wins += r["winner_engine"] == 1
+        losses += r["winner_engine"] == 2
+        draws += r["winner_engine"] is None
+        e = estimate(wins, draws, losses)
+        xs.append(wins + draws + losses)
         ys.append(_clip(e.elo))
         los.append(_clip(e.elo_low))
         his.append(_clip(e.elo_high))

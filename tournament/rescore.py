@@ -21,8 +21,14 @@ import sys
 
 from tournament.controller import EngineError, GtpController, GtpFailure
 from tournament.match import RESULT_FILE
-from tournament.match_game import MatchError, check_referee, color_letter, game_result, \
-    referee_final_score, score_winner
+from tournament.match_game import (
+    MatchError,
+    check_referee,
+    color_letter,
+    game_result,
+    referee_final_score,
+    score_winner,
+)
 from tournament.match_report import tally, write_json
 from tournament.review import ReviewError, load_game
 

@@ -22,8 +22,8 @@ from dataclasses import asdict, replace
 from sgfmill import sgf
 from tqdm import tqdm
 
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_sgfmill
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import point_from_sgfmill
 from tournament.match_report import write_json
 from tournament.review_records import Game, Mistake, Position
 
@@ -152,7 +152,7 @@ def review_positions(game: Game, cache: Cache, make_engine, progress: bool = Tru
             if i not in cache.positions:
                 cache.put(i, analyse(engine, game, to_move(game, i)))
                 bar.update(1)
-            if i < len(game.moves) and engine.play(*game.moves[i]) != 0:
+            if i < len(game.moves) and engine.play(*game.moves[i]) != MOVE_OK:
                 raise ReviewError(f"move {i + 1} ({game.vertex(game.moves[i][1])}) is illegal")
     return len(todo)
 

@@ -4,8 +4,8 @@ winrate/score graph (matplotlib). Numbers are Black's winrate in percent and Bla
 
 from __future__ import annotations
 
-from engine.constants import BLACK
-from engine.coords import parse_vertex, sgfmill_from_point
+from engine.rules.constants import BLACK
+from engine.rules.coords import parse_vertex, sgfmill_from_point
 from tournament.review_records import Game, Mistake, Position
 
 TAG = "Dosaku review"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sgfmill import sgf
 
-from engine.coords import format_vertex
+from engine.rules.coords import format_vertex
 
 
 @dataclass

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from tournament.match import Match, config_from, parser
 from tournament.match_game import MatchError
 from tournament.match_report import report, write_json
+from tournament.resumable import run_resumable
 
 FAULTS = ("illegal", "crash", "timeout")
 
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds between memory samples (default 5)")
     a = ap.parse_args(argv)
     cfg = config_from(ap, a)
-    try:
+
+    def play() -> tuple[SoakMatch, list[dict]]:
         match = SoakMatch(cfg, a.rss_interval)
         match.sampler.start()
         try:
@@ -134,12 +136,12 @@ def main(argv: list[str] | None = None) -> int:
             match.sampler.stop.set()
             match.sampler.join()
         match.save()  # the samples taken after the last game
-    except (MatchError, OSError) as exc:
-        print(f"soak: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("soak: interrupted; rerun with the same --out to continue", file=sys.stderr)
-        return 130
+        return match, records
+
+    status, played = run_resumable("soak", (MatchError,), play)
+    if status:
+        return status
+    match, records = played
     report(cfg, records)
     result = match.summary  # of the last save, which came after the sampler stopped
     for name, s in result.items():

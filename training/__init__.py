@@ -1,4 +1,5 @@
-"""Network training and conversion: the only package that imports torch or ray.
+"""Network training (self-play and teacher games, the PyTorch network, export, the gated
+loop): the only package that imports torch or ray. Converting and quantizing nets is networks/.
 
 OpenMP threads (torch's CPU kernels) sleep instead of spinning while they wait: training shares
 the cores with self-play workers, and spinning threads that wait for a descheduled peer made a

@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.onnx_evaluator import OnnxModel, ownership, policy_probs, score_stats, wdl
+from engine.evaluators.onnx_evaluator import OnnxModel, ownership, policy_probs, score_stats, wdl
 from training.chunks import Rows, load_chunks
 
 BATCH = 64
@@ -105,7 +105,8 @@ def agreement(model: OnnxModel, folder, max_rows: int = 4000,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model", help="ONNX network (ours or a converted KataGo net)")
-    ap.add_argument("data", help="folder of teacher chunks with a manifest (held out from training)")
+    ap.add_argument("data",
+                    help="folder of teacher chunks with a manifest (held out from training)")
     ap.add_argument("--rows", type=int, default=4000, help="rows per board size (default 4000)")
     ap.add_argument("--lead-bands", default="",
                     help="also per band of the teacher's |score lead|, e.g. 5,15,40 (points)")

@@ -3,7 +3,7 @@
 One chunk holds the rows of some games on one board size. Every array is row-aligned:
 
   spatial_bits      uint8 [N, ceil(C*H*W/8)]  np.packbits of the binary input planes [C, H, W]
-                                              (engine.features, the model's feature set)
+                                              (engine.evaluators.features, the model's feature set)
   global            float32 [N, G]            global inputs (komi, rules, passes ...)
   policy            float32 [N, H*W+1]        search policy target π (pass last), sums to 1
   policy_weight     float32 [N]               0 for moves whose search is not a policy target
@@ -69,7 +69,8 @@ class Rows:
         bits = self.spatial_bits[rows]
         n_values = self.num_spatial * self.height * self.width
         planes = np.unpackbits(bits, axis=1, count=n_values)
-        return planes.reshape(len(bits), self.num_spatial, self.height, self.width).astype(np.float32)
+        shape = (len(bits), self.num_spatial, self.height, self.width)
+        return planes.reshape(shape).astype(np.float32)
 
 
 def pack_spatial(spatial: np.ndarray) -> np.ndarray:

@@ -30,8 +30,8 @@ import numpy as np
 import torch
 from onnx import helper
 
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.onnx_evaluator import OnnxModel
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.onnx_evaluator import OnnxModel
 from networks import katago_bin as kb
 from networks import katago_convert as kc
 from training.checkpoint import load_checkpoint, resolve_checkpoint

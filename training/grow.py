@@ -22,8 +22,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, \
-    resolve_checkpoint, save_checkpoint
+from training.checkpoint import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint,
+    resolve_checkpoint,
+    save_checkpoint,
+)
 from training.model import DosakuNet, build_net, net_config
 from training.train import TrainConfig, Trainer
 

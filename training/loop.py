@@ -159,7 +159,8 @@ class Loop:
 
 def parse_args(argv=None) -> LoopConfig:
     d, s, g = LoopConfig(out=""), SelfPlaySettings(), GateConfig()
-    ap = argparse.ArgumentParser(prog="python -m training.loop", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m training.loop",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="run folder (resumed when it exists)")
     ap.add_argument("--size", type=int, default=d.size)
     ap.add_argument("--net", default=d.net, help="net size bXcY (default b4c64)")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.onnx_evaluator import apply_symmetry
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from engine.evaluators.onnx_evaluator import apply_symmetry
 from training.chunks import TEACHER_KEYS, Rows, load_chunks
 
 
@@ -60,10 +60,13 @@ def _pool(parts: list[Rows]) -> Pool:
     def cat(get):
         return np.concatenate([get(p) for p in parts])
 
+    def teacher_rows(p: Rows, key: str) -> np.ndarray:  # zeros where a part has no teacher
+        return p.teacher[key] if p.teacher else \
+            np.zeros_like(getattr(p, key.removeprefix("teacher_")))
+
     teacher = {}
     if any(p.teacher for p in parts):
-        teacher = {key: cat(lambda p: p.teacher[key] if p.teacher else
-                            np.zeros_like(getattr(p, key.removeprefix("teacher_"))))
+        teacher = {key: np.concatenate([teacher_rows(p, key) for p in parts])
                    for key in TEACHER_KEYS}
     rows = Rows(first.height, first.width, first.num_spatial, first.feature_set,
                 cat(lambda p: p.spatial_bits), cat(lambda p: p.global_in),

@@ -189,10 +189,12 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=100,
                     help="games wanted in --out in total (a rerun plays only the missing ones)")
     ap.add_argument("--sizes", default="9", help="board sizes taking turns, e.g. 9,13,19")
-    ap.add_argument("--visits", type=int, default=d.visits, help="full search visits (<=1: raw policy)")
+    ap.add_argument("--visits", type=int, default=d.visits,
+                    help="full search visits (<=1: raw policy)")
     ap.add_argument("--fast-visits", type=int, default=d.fast_visits)
     ap.add_argument("--full-search-prob", type=float,
-                    help=f"share of full searches (default 1 with --teacher, else {d.full_search_prob})")
+                    help="share of full searches (default 1 with --teacher, else "
+                         f"{d.full_search_prob})")
     ap.add_argument("--noise-weight", type=float, default=d.noise_weight)
     ap.add_argument("--temperature-moves", type=int, default=d.temperature_moves)
     ap.add_argument("--pass-from", type=float, default=d.pass_from,

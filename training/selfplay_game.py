@@ -1,12 +1,12 @@
 """One self-play or teacher game played to its end and recorded as training rows.
 
-One game: the engine's own search (engine.search.Search, or the Gumbel root search of
-engine.gumbel) plays both sides with one onnxruntime thread; with no network (generation 0)
-it searches with random playouts (engine.rollout.RolloutEvaluator: UCB1 over playout results,
-so its policy targets are visit counts of a real if weak search). Per move it records the input
-features (engine.features, symmetry 0), the policy target and its weight; at the end every row
-gets the outcome z, the final score and the final ownership from the side to move's view, all
-by Tromp-Taylor area scoring of the final position (the game's area-scoring rules).
+One game: the engine's own search (engine.search.driver.Search, or the Gumbel root search of
+engine.search.gumbel) plays both sides with one onnxruntime thread; with no network (generation 0)
+it searches with random playouts (engine.evaluators.rollout.RolloutEvaluator: UCB1 over playout
+results, so its policy targets are visit counts of a real if weak search). Per move it records the
+input features (engine.evaluators.features, symmetry 0), the policy target and its weight; at the
+end every row gets the outcome z, the final score and the final ownership from the side to move's
+view, all by Tromp-Taylor area scoring of the final position (the game's area-scoring rules).
 
 AlphaGo Zero / KataGo ingredients, each a SelfPlaySettings field:
 - Dirichlet noise at the root of full searches, alpha = 10.83 / legal moves (KataGo's scaling);
@@ -37,19 +37,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.config import EngineConfig, SearchConfig
-from engine.constants import BLACK, WHITE
-from engine.coords import point_from_action
+from engine.config import EngineConfig
 from engine.engine import Engine
-from engine.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.game import restricted_view
-from engine.gumbel import gumbel_search
-from engine.onnx_evaluator import (OnnxEvaluator, OnnxModel, net_outputs, no_result_possible,
-                                   session_options)
-from engine.positions import position_batch
-from engine.rollout import RolloutEvaluator, area_owner
-from engine.rules import rules_by_name
-from engine.search_limits import SearchLimits
+from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from engine.evaluators.onnx_evaluator import (
+    OnnxEvaluator,
+    OnnxModel,
+    net_outputs,
+    no_result_possible,
+    session_options,
+)
+from engine.evaluators.positions import position_batch
+from engine.evaluators.rollout import RolloutEvaluator, area_owner
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
+from engine.rules.coords import point_from_action
+from engine.rules.rulesets import rules_by_name
+from engine.search.config import SearchConfig
+from engine.search.driver import root_moves
+from engine.search.gumbel import gumbel_search
+from engine.search.limits import SearchLimits
 from training.chunks import TEACHER_KEYS, Rows, pack_spatial
 
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands
@@ -81,7 +87,7 @@ class SelfPlaySettings:
     gumbel_k: int = 16  # root moves sampled by Gumbel-top-k
     gumbel_simulations: int = 16  # simulations of a full Gumbel search (fast: fast_visits)
     komi: float | None = None  # None: 7 up to 9x9, 7.5 on larger boards
-    rules: str = "chinese"  # an area-scoring rules preset of engine.rules
+    rules: str = "chinese"  # an area-scoring rules preset of engine.rules.rulesets
     batch_size: int = 4  # leaves per evaluator call in PUCT searches (Gumbel uses 1)
     branch_share: float = 0.0  # teacher mode: share of positions that also give a branch row
     branch_top: int = 8  # ... its move drawn from the player's top moves other than the one played
@@ -232,8 +238,8 @@ def play_game(players: Players, spec: GameSpec, settings: SelfPlaySettings) -> G
         full = recording and (settings.budget(True) <= 1
                               or rng.random() < settings.full_search_prob)
         sample = recording and len(game.moves) < opening
-        view = _without_early_pass(game, len(game.moves) < first_pass)
-        action, pi, value = _search_move(engine, view, evaluator, batch, taught, players,
+        allowed = _no_pass(area) if len(game.moves) < first_pass else None
+        action, pi, value = _search_move(engine, allowed, evaluator, batch, taught, players,
                                          settings, full, sample, rng)
         if recording:
             rec.add(spatial, glob, pi, full, color, taught)
@@ -270,7 +276,7 @@ def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top
         return
     weights = pi[candidates]
     action = int(rng.choice(candidates, p=weights / weights.sum()))
-    if game.play(game.to_move, point_from_action(action, game.width, game.height)) != 0:
+    if game.play(game.to_move, point_from_action(action, game.width, game.height)) != MOVE_OK:
         return  # pi gives weight to legal moves only; kept as a guard
     try:
         taught = _fill_row(game, position_batch(game), spatial, glob, teacher)
@@ -282,34 +288,35 @@ def _add_branch_row(rec: _Record, game, teacher: OnnxModel, pi, played: int, top
 def _fill_row(game, batch, spatial, glob, teacher: OnnxModel | None):
     """Fill a row's features of the game's position (`batch`, symmetry 0) into spatial and
     glob; the teacher's outputs there, or None without a teacher."""
-    fill_features(batch, spatial, glob, _ZERO_SYM, handicap_stones=game.handicap)
+    fill_features(batch, spatial, glob, _ZERO_SYM)
     if teacher is None:
         return None
     raw = teacher.run(spatial, glob)
     return net_outputs(raw, batch.legal[:1], teacher, no_result_possible(batch.rules))
 
 
-def _without_early_pass(game, early: bool):
-    """The game as the move's search sees it: before `pass_from`, pass is dropped from the
-    root's moves unless nothing else is legal."""
-    if not early:
-        return game
-    no_pass = np.ones(game.width * game.height + 1, np.bool_)
-    no_pass[-1] = False
-    return restricted_view(game, no_pass)
+def _no_pass(area: int) -> np.ndarray:
+    """The root moves before `pass_from`: every one but pass (the search still passes when
+    nothing else is legal, engine.search.driver.root_moves)."""
+    allowed = np.ones(area + 1, np.bool_)
+    allowed[-1] = False
+    return allowed
 
 
-def _search_move(engine, game, evaluator, batch, taught, players, settings, full, sample, rng):
-    """(action, policy target over all actions, mover's value in [-1, 1]) of one move; the
-    search sees `game` (the engine's game, or a view restricting its root moves)."""
+def _search_move(engine, allowed, evaluator, batch, taught, players, settings, full, sample, rng):
+    """(action, policy target over all actions, mover's value in [-1, 1]) of one move in the
+    engine's game, among the root moves `allowed` leaves (None: all)."""
     visits = settings.budget(full)
+    game = engine.game
     if visits <= 1:
         return _raw_policy_move(evaluator, batch, taught if players.net is None else None,
-                                game.legal_mask(engine.to_move), sample, rng)
+                                root_moves(game.legal_mask(engine.to_move), allowed), sample,
+                                rng)
     if settings.gumbel:
-        res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng)
+        res = gumbel_search(engine.search, game, engine.to_move, settings.gumbel_k, visits, rng,
+                            allowed)
         return res.action, res.policy, res.value
-    return _puct_move(engine, game, visits, settings.noise_weight if full else 0.0,
+    return _puct_move(engine, allowed, visits, settings.noise_weight if full else 0.0,
                       settings.noise_alpha_scale, sample, rng)
 
 
@@ -329,11 +336,12 @@ def _raw_policy_move(evaluator, batch, taught, legal, sample, rng):
     return _pick(policy, sample, rng), policy / policy.sum(), value
 
 
-def _puct_move(engine, game, visits, noise, alpha_scale, sample, rng):
-    """PUCT search of `game` (tree reuse, root noise): visit counts are the target; the move
-    is drawn from them (temperature 1) or the most visited."""
-    engine.search.run(game, engine.to_move, SearchLimits(visits=visits),
-                      noise_weight=noise, noise_alpha_scale=alpha_scale)
+def _puct_move(engine, allowed, visits, noise, alpha_scale, sample, rng):
+    """PUCT search of the engine's game among the root moves `allowed` leaves (tree reuse,
+    root noise): visit counts are the target; the move is drawn from them (temperature 1) or
+    the most visited."""
+    engine.search.run(engine.game, engine.to_move, SearchLimits(visits=visits),
+                      noise_weight=noise, noise_alpha_scale=alpha_scale, allowed=allowed)
     stats = engine.search.root_stats()
     counts = stats.visits.astype(np.float64)
     pi = np.zeros(engine.size[0] * engine.size[1] + 1)

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.coords import point_from_action
-from engine.game import GameState
-from engine.evaluator import PositionBatch
-from engine.onnx_evaluator import OnnxEvaluator, OnnxModel
-from engine.positions import batch_row_from_game, position_batch
-from engine.rules import PRESETS
+from engine.evaluators.evaluator import PositionBatch
+from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+from engine.evaluators.positions import batch_row_from_game, position_batch
+from engine.rules.coords import point_from_action
+from engine.rules.game import GameState
+from engine.rules.rulesets import PRESETS
 from training.agreement import winrate
 from training.selfplay import onnx_path
 from training.selfplay_game import default_komi, top_board_moves

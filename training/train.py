@@ -29,8 +29,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, \
-    save_checkpoint
+from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
 from training.loss_log import LossLog, plot_losses
 from training.losses import LossWeights, loss_terms, total_loss
 from training.model import DosakuNet, build_net, decayed_parameters, parameter_count

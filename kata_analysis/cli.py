@@ -16,8 +16,8 @@ import os
 import sys
 from dataclasses import replace
 
-from engine.search.batching import SharedBatcher
 from engine.engine import Engine
+from engine.search.batching import SharedBatcher
 from kata_analysis.server import AnalysisServer, Output, model_info
 from kata_analysis.settings import SettingsError, build_settings, read_cfg, read_overrides
 from kata_analysis.tasks import TaskQueue

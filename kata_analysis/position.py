@@ -6,8 +6,7 @@ replay checks a query's moves before any of its turns is queued (the error names
 illegal move) and sets up each turn's search.
 """
 
-from engine.rules.constants import MOVE_OK
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import format_vertex
 from kata_analysis.query import Query, QueryError
 

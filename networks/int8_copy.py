@@ -18,8 +18,8 @@ def int8_pays(model: Model) -> bool:
     """Whether `--int8` is on by default for this net on a CPU with AVX2: for convolution nets,
     not for transformer nets, whose int8 copy runs about as fast as float32 here
     (docs/performance.md) and would cost a first start its calibration. Said on stderr."""
-    from networks.quantize import load_graph
     from networks.int8_transformer import suits
+    from networks.quantize import load_graph
     if suits(load_graph(model)):
         note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
         return False

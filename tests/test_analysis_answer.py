@@ -4,10 +4,10 @@ rounding, the keys that repeat others, the policy's -1 on illegal points."""
 import numpy as np
 import pytest
 
-from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
 from engine.rules.constants import BLACK, WHITE
 from engine.rules.coords import parse_vertex
 from engine.rules.rulesets import PRESETS
+from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
 from kata_analysis.answer import answer, round_dynamic
 from kata_analysis.query import Query
 

@@ -5,9 +5,9 @@ import threading
 
 import numpy as np
 
-from engine.search.batching import SharedBatcher
 from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
 from engine.rules.rulesets import PRESETS
+from engine.search.batching import SharedBatcher
 
 
 class RecordingEvaluator:

@@ -15,8 +15,9 @@ def test_parse_and_announce():
     assert can.settings_command("time_settings") == "time_settings 0 10 10"
     assert ClockSpec.parse("absolute 60.5").settings_command("time_settings") == \
         "time_settings 61 0 0"
-    for bad in ("", "fischer 10 5", "fischer 60 0 120", "fischer 60 5 30", "byoyomi 30 2", "canadian 10 0 5", "byoyomi 30 2 0",
-                "absolute 0", "absolute -3", "absolute nan", "byoyomi -1 2 3"):
+    for bad in ("", "fischer 10 5", "fischer 60 0 120", "fischer 60 5 30", "byoyomi 30 2",
+                "canadian 10 0 5", "byoyomi 30 2 0", "absolute 0", "absolute -3", "absolute nan",
+                "byoyomi -1 2 3"):
         with pytest.raises(ValueError):
             ClockSpec.parse(bad)
     assert byo.settings_command("kata-time_settings") == "kata-time_settings byoyomi 30 2 3"

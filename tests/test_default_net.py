@@ -32,10 +32,18 @@ from engine.rules.coords import parse_vertex
 from engine.rules.game import GameState
 from engine.rules.rulesets import rules_by_name
 from launch import flags as launch_flags
-from tournament.controller import GtpController
 from networks.cache import onnx_for
-from weights import (DEFAULT_NAME, FORMER_NAMES, card_path, default_card_path,
-                     default_model_path, int8_model_path, model_path, shipped_names)
+from tournament.controller import GtpController
+from weights import (
+    DEFAULT_NAME,
+    FORMER_NAMES,
+    card_path,
+    default_card_path,
+    default_model_path,
+    int8_model_path,
+    model_path,
+    shipped_names,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD_FIELDS = ("sha256", "feature_set", "net", "training_steps", "int8_sha256", "int8_recipe")

@@ -120,14 +120,14 @@ def test_end_of_input_exits_cleanly():
     p = subprocess.run(ENGINE, input=b"name\nboardsize 9\nplay b e5", capture_output=True,
                        timeout=60)
     assert p.returncode == 0
-    assert p.stdout == b"= " + NAME + b"\n\n=\n\n=\n\n"  # the last line had no newline: still answered
+    assert p.stdout == b"= " + NAME + b"\n\n=\n\n=\n\n"  # no newline on the last line: answered
 
 
 def test_bad_engine_flag_is_reported_on_every_engine_command():
     p = subprocess.run(ENGINE + ["--rules", "nonsense"], input=b"name\nboardsize 9\nquit\n",
                        capture_output=True, timeout=60)
-    assert p.stdout == (b"= " + NAME + b"\n\n? engine failed to start: unknown --rules 'nonsense'\n\n"
-                        b"=\n\n")
+    assert p.stdout == (b"= " + NAME + b"\n\n? engine failed to start: unknown --rules "
+                        b"'nonsense'\n\n=\n\n")
 
 
 def test_stdout_carries_protocol_only():

@@ -25,8 +25,15 @@ from typing import Callable, Iterable, Iterator
 from tqdm import tqdm
 
 from tournament.match_report import write_json
-from tournament.review import (Cache, ReviewError, build_engine, engine_flags, load_game,
-                               mistakes, review_positions)
+from tournament.review import (
+    Cache,
+    ReviewError,
+    build_engine,
+    engine_flags,
+    load_game,
+    mistakes,
+    review_positions,
+)
 
 
 @dataclass(frozen=True)

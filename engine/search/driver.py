@@ -33,8 +33,14 @@ from engine.search.buffers import KIND_STORED, OUT_FULL, OUT_ROWS, SearchBuffers
 from engine.search.config import FloatParam, IntParam, SearchConfig
 from engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
 from engine.search.recenter import recenter_utilities
-from engine.search.results import (OwnershipMean, RootStats, principal_variation, pv_visits,
-                                   root_policy, root_stats)
+from engine.search.results import (
+    OwnershipMean,
+    RootStats,
+    principal_variation,
+    pv_visits,
+    root_policy,
+    root_stats,
+)
 from engine.search.scores import score_columns
 from engine.search.selection import select_batch
 

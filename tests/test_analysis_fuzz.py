@@ -47,7 +47,7 @@ lines = st.one_of(
 def test_random_lines_get_json_answers_and_the_engine_survives(tmp_path):
     cfg = tmp_path / "analysis.cfg"
     cfg.write_text("maxVisits = 3\nnumAnalysisThreads = 4\n")
-    proc = AnalysisProc("-model", "zero-9x9", "-config", str(cfg))
+    proc = AnalysisProc("-model", "dosaku-zero-9x9", "-config", str(cfg))
     sent = []
 
     @settings(max_examples=35, deadline=None, derandomize=True,

@@ -50,7 +50,7 @@ def exchange(tmp_path_factory):
     recorded = json.loads(RECORD.read_text())["exchange"]
     cfg = config_file(tmp_path_factory.mktemp("cfg"), reportAnalysisWinratesAs="BLACK",
                       numAnalysisThreads=2, maxVisits=500)
-    proc = AnalysisProc("-model", "b6c96-g170", "-config", cfg)
+    proc = AnalysisProc("-model", "dosaku-b6c96-g170", "-config", cfg)
     pairs = []
     try:
         for (name, _, count), record in zip(QUERIES, recorded):

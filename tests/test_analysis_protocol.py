@@ -22,7 +22,7 @@ def index(vertex: str) -> int:
 def engine(tmp_path_factory):
     cfg = config_file(tmp_path_factory.mktemp("cfg"), numAnalysisThreads=4, logDir="logs",
                       nnCacheSizePowerOfTwo=20, reportAnalysisWinratesAs="BLACK")
-    proc = AnalysisProc("-model", "zero-9x9", "-config", cfg,
+    proc = AnalysisProc("-model", "dosaku-zero-9x9", "-config", cfg,
                         "-override-config", "maxVisits=12,homeDataDir=/nowhere", "--seed", "3")
     yield proc
     assert proc.close() == 0
@@ -43,7 +43,7 @@ def test_actions_are_echoed(engine):
                 {"id": "m", "action": "query_models"})
     assert engine.answer() == {"id": "c", "action": "clear_cache", "extra": 1}
     models = engine.answer()
-    assert models["id"] == "m" and models["models"][0]["name"] == "zero-9x9.onnx"
+    assert models["id"] == "m" and models["models"][0]["name"] == "dosaku-zero-9x9.onnx"
     assert set(models["models"][0]) == {"name", "internalName", "maxBatchSize",
                                         "usesHumanSLProfile", "version", "usingFP16"}
 
@@ -164,7 +164,7 @@ def test_priorities_order_the_queue_and_terminate_drops_queued_turns(tmp_path):
     """One analysis thread: while a long turn runs, the queue is served by priority, ties
     to the earliest, and a terminated turn that never started is answered at once."""
     cfg = config_file(tmp_path, numAnalysisThreads=1)
-    proc = AnalysisProc("--model", "zero-9x9", "--config", cfg)
+    proc = AnalysisProc("--model", "dosaku-zero-9x9", "--config", cfg)
     try:
         proc.send(dict(BASE, id="busy", moves=[], maxVisits=10 ** 5,
                        reportDuringSearchEvery=0.1))
@@ -191,7 +191,7 @@ def test_priorities_order_the_queue_and_terminate_drops_queued_turns(tmp_path):
 
 
 def test_end_of_input_finishes_the_queued_turns():
-    proc = AnalysisProc("--model", "zero-9x9")
+    proc = AnalysisProc("--model", "dosaku-zero-9x9")
     proc.send(dict(BASE, id="last", moves=GAME, analyzeTurns=[3, 4]))
     assert proc.close() == 0
     assert sorted(a["turnNumber"] for a in proc.answers(2)) == [3, 4]

@@ -17,7 +17,7 @@ from sgfmill import sgf
 
 ROOT = Path(__file__).resolve().parents[1]
 MATCH = ROOT / "docs" / "matches" / "b6c96-100visits-vs-gnugo10-9x9"
-FLAGS = ["--model", "zero-9x9", "--visits", "3", "--no-progress"]
+FLAGS = ["--model", "dosaku-zero-9x9", "--visits", "3", "--no-progress"]
 
 
 def review(*args: str, env=None) -> subprocess.CompletedProcess:

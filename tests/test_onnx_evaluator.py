@@ -415,3 +415,24 @@ def test_katago_rawnn_7x10_all_symmetries(b6c96_model):
     wins = [white_view(b6c96_model, spatial, glob, sym, "W", False)[2] for sym in range(8)]
     np.testing.assert_allclose(wins[:4], expected, atol=3e-4)
     np.testing.assert_array_equal(wins[4:], wins[:4])  # non-square: transpose bit ignored
+
+
+def test_int8_dot_instructions_are_read_from_the_cpu_flags():
+    from engine.evaluators.onnx_options import cpu_has_int8_dot
+    assert cpu_has_int8_dot("flags\t\t: fpu sse2 avx2 avx512f avx512_vnni avx512_bf16\n")
+    assert cpu_has_int8_dot("flags\t\t: fpu avx2 avx_vnni\n")
+    assert cpu_has_int8_dot("flags\t\t: fpu avx2 avx512f amx_tile amx_int8\n")
+    assert not cpu_has_int8_dot("flags\t\t: fpu sse2 avx avx2 fma\nbugs\t\t: avx_vnni\n")
+
+
+@pytest.mark.parametrize("int8_dot", [True, False])
+def test_saturation_work_around_only_on_cpus_without_int8_dot_products(monkeypatch, int8_dot):
+    """session.x64quantprecision keeps AVX2's saturating uint8 x int8 sums off full-range
+    weights, but on CPUs with VNNI or AMX it would only keep onnxruntime off their kernels."""
+    monkeypatch.setattr(oe, "cpu_has_int8_dot", lambda: int8_dot)
+    opts = oe.session_options()
+    if int8_dot:
+        with pytest.raises(Exception, match="x64quantprecision"):
+            opts.get_session_config_entry("session.x64quantprecision")
+    else:
+        assert opts.get_session_config_entry("session.x64quantprecision") == "1"

@@ -21,7 +21,7 @@ import onnxruntime as ort
 
 from engine.evaluators.evaluator import Capabilities, Evaluation
 from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.onnx_options import PROVIDERS
+from engine.evaluators.onnx_options import PROVIDERS, cpu_has_int8_dot
 from engine.evaluators.subnormals import flush_subnormals_here
 
 KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
@@ -52,8 +52,10 @@ def session_options(threads: int = 1, optimization: str = "all", parallel: bool 
     opts.graph_optimization_level = GRAPH_OPTIMIZATION[optimization]
     # without VNNI, onnxruntime's uint8 x int8 products add pairs in saturating 16-bit sums;
     # this has it use uint8 x uint8 for weights outside [-64, 63] (full-range int8 weights of
-    # transformer nets' copies; the convolution recipe's 7-bit weights are not touched)
-    opts.add_session_config_entry("session.x64quantprecision", "1")
+    # transformer nets' copies; the convolution recipe's 7-bit weights are not touched). With
+    # VNNI or AMX the sums do not saturate, and the flag would keep onnxruntime off their kernels.
+    if not cpu_has_int8_dot():
+        opts.add_session_config_entry("session.x64quantprecision", "1")
     # subnormal numbers as zero on onnxruntime's pool threads (engine/evaluators/subnormals.py:
     # why, and the threads that call run)
     opts.add_session_config_entry("session.set_denormal_as_zero", "1")

@@ -25,17 +25,33 @@ def is_onnx_file(path: str | Path) -> bool:
 INT8_FAST_FLAG = "avx2"
 
 
-def cpu_runs_int8_fast(cpuinfo: str | None = None) -> bool:
-    """Whether onnxruntime's int8 kernels beat float32 on this CPU (it has AVX2): what decides
-    that `--int8` is on by default. Read from Linux's /proc/cpuinfo (or the text given); False
-    where there is none to read."""
+# the flags of int8 dot-product instructions that add uint8 x int8 products into 32-bit sums
+# without the saturating 16-bit step of AVX2's (AVX-512 VNNI, AVX-VNNI, AMX)
+INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def cpu_flags(cpuinfo: str | None = None) -> set[str]:
+    """The CPU's feature flags from Linux's /proc/cpuinfo (or the text given); empty where
+    there is none to read."""
     if cpuinfo is None:
         try:
             cpuinfo = Path("/proc/cpuinfo").read_text()
         except OSError:
-            return False
+            return set()
     flags = set()
     for line in cpuinfo.splitlines():
         if line.startswith("flags"):
             flags.update(line.partition(":")[2].split())
-    return INT8_FAST_FLAG in flags
+    return flags
+
+
+def cpu_runs_int8_fast(cpuinfo: str | None = None) -> bool:
+    """Whether onnxruntime's int8 kernels beat float32 on this CPU (it has AVX2): what decides
+    that `--int8` is on by default."""
+    return INT8_FAST_FLAG in cpu_flags(cpuinfo)
+
+
+def cpu_has_int8_dot(cpuinfo: str | None = None) -> bool:
+    """Whether the CPU multiplies uint8 by int8 without saturating sums (VNNI or AMX), so that
+    onnxruntime needs no precision work-around for full-range int8 weights."""
+    return any(flag in cpu_flags(cpuinfo) for flag in INT8_DOT_FLAGS)

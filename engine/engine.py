@@ -439,10 +439,10 @@ class Engine:
         every `interval` seconds; plays nothing and returns the final snapshot. avoid / allow
         as in `analyze`; root_temperature > 1 flattens the root's priors (Search.run)."""
         color = self.to_move
-        game = self._view(self._permitted(avoid, allow))
         update = None if on_update is None else (lambda: on_update(self.snapshot(color)))
-        self.search.run(game, color, SearchLimits(visits=visits, seconds=seconds), stop=stop,
-                        on_update=update, interval=interval, root_temperature=root_temperature)
+        self._run(color, SearchLimits(visits=visits, seconds=seconds),
+                  self._permitted(avoid, allow), stop=stop, on_update=update, interval=interval,
+                  root_temperature=root_temperature)
         return self.snapshot(color)
 
     def _permitted(self, avoid, allow) -> np.ndarray | None:

@@ -16,7 +16,7 @@ import pytest
 from sgfmill import sgf
 
 ROOT = Path(__file__).resolve().parents[1]
-MATCH = ROOT / "docs" / "matches" / "b6c96-100visits-vs-gnugo10-9x9"
+DATA = ROOT / "tests" / "data"  # two games of records/b6c96-100visits-vs-gnugo10-9x9
 FLAGS = ["--model", "dosaku-zero-9x9", "--visits", "3", "--no-progress"]
 
 
@@ -30,8 +30,8 @@ def games(tmp_path) -> Path:
     """Two real 9x9 games in a folder, one in a sub-folder."""
     folder = tmp_path / "games"
     (folder / "more").mkdir(parents=True)
-    shutil.copy(MATCH / "game-0001.sgf", folder / "a.sgf")
-    shutil.copy(MATCH / "game-0002.sgf", folder / "more" / "b.sgf")
+    shutil.copy(DATA / "gnugo-match-game-1.sgf", folder / "a.sgf")
+    shutil.copy(DATA / "gnugo-match-game-2.sgf", folder / "more" / "b.sgf")
     return folder
 
 

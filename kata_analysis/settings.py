@@ -84,27 +84,25 @@ def read_cfg(path: str) -> dict[str, str]:
         text = Path(path).read_text()
     except OSError as err:
         raise SettingsError(f"cannot read config {path}: {err.strerror}") from None
-    entries = {}
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        key, sep, value = (part.strip() for part in line.partition("="))
-        if not sep or not key:
-            raise SettingsError(f"{path}: expected 'key = value', got {raw.strip()!r}")
-        entries[key] = value
-    return entries
+    return key_values([raw.split("#", 1)[0] for raw in text.splitlines()], str(path),
+                      "'key = value'")
 
 
 def read_overrides(text: str) -> dict[str, str]:
     """KataGo's -override-config argument: `key=value,key=value`."""
+    return key_values(text.split(","), "-override-config", "key=value")
+
+
+def key_values(pieces: list[str], where: str, form: str) -> dict[str, str]:
+    """`key=value` pieces (blank ones skipped) as a dict; SettingsError naming `where` on a
+    piece without a key or an `=`."""
     entries = {}
-    for item in text.split(","):
-        if not item.strip():
+    for piece in pieces:
+        if not piece.strip():
             continue
-        key, sep, value = (part.strip() for part in item.partition("="))
+        key, sep, value = (part.strip() for part in piece.partition("="))
         if not sep or not key:
-            raise SettingsError(f"-override-config: expected key=value, got {item.strip()!r}")
+            raise SettingsError(f"{where}: expected {form}, got {piece.strip()!r}")
         entries[key] = value
     return entries
 

@@ -173,6 +173,20 @@ def mistakes(game: Game, positions: dict[int, Position]) -> dict[str, list[Mista
     return out
 
 
+def add_engine_arguments(ap: argparse.ArgumentParser, threads: int) -> None:
+    """The options a review of one game shares with `dosaku review` of many: the engine that
+    searches each position, and the report."""
+    ap.add_argument("--model", help="network (.onnx or KataGo .bin.gz), as for dosaku")
+    ap.add_argument("--evaluator", choices=["onnx", "rollout", "uniform"],
+                    help="leaf evaluator (default: onnx with a network, else rollout)")
+    ap.add_argument("--threads", type=int, default=threads,
+                    help=f"network threads of an engine (default {threads})")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rules", help="ruleset preset (default: the SGF's RU, else chinese)")
+    ap.add_argument("--mistakes", type=int, default=5, help="mistakes listed per side")
+    ap.add_argument("--no-progress", action="store_true")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tournament.review",
                                  description=__doc__.split("\n")[0])
@@ -180,14 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="reviewed SGF to write")
     ap.add_argument("--visits", type=int, default=200, help="visits per position (default 200)")
     ap.add_argument("--plot", help="PNG of Black's winrate and score lead over the game")
-    ap.add_argument("--model", help="network (.onnx or KataGo .bin.gz), as for dosaku")
-    ap.add_argument("--evaluator", choices=["onnx", "rollout", "uniform"],
-                    help="leaf evaluator (default: onnx with a network, else rollout)")
-    ap.add_argument("--threads", type=int, default=2, help="network threads (default 2)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rules", help="ruleset preset (default: the SGF's RU, else chinese)")
-    ap.add_argument("--mistakes", type=int, default=5, help="mistakes listed per side")
-    ap.add_argument("--no-progress", action="store_true")
+    add_engine_arguments(ap, threads=2)
     a = ap.parse_args(argv)
     if a.visits < 1:
         ap.error("--visits must be at least 1")

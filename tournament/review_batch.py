@@ -28,6 +28,7 @@ from tournament.match_report import write_json
 from tournament.review import (
     Cache,
     ReviewError,
+    add_engine_arguments,
     build_engine,
     engine_flags,
     load_game,
@@ -123,13 +124,7 @@ def main(argv: list[str] | None = None,
     ap.add_argument("--visits", type=int, default=100, help="visits per position (default 100)")
     ap.add_argument("--workers", type=int, default=1, help="games reviewed at once (default 1)")
     ap.add_argument("--ray-address", help="run the workers on this Ray cluster")
-    ap.add_argument("--model", help="network (.onnx or KataGo .bin.gz), as for dosaku")
-    ap.add_argument("--evaluator", choices=["onnx", "rollout", "uniform"])
-    ap.add_argument("--threads", type=int, default=1, help="network threads a worker (default 1)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rules", help="ruleset preset (default: each SGF's RU, else chinese)")
-    ap.add_argument("--mistakes", type=int, default=5, help="mistakes listed per side")
-    ap.add_argument("--no-progress", action="store_true")
+    add_engine_arguments(ap, threads=1)
     a = ap.parse_args(argv)
     if a.visits < 1 or a.workers < 1 or a.threads < 1:
         ap.error("--visits, --workers and --threads must be at least 1")

@@ -8,7 +8,15 @@ from pathlib import Path
 
 from engine.evaluators.onnx_options import cpu_runs_int8_fast
 from launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
-from weights import FORMER_NAMES, default_model_path, model_path, net_name, shipped_names
+from weights import (
+    DEFAULT_ALIAS,
+    DEFAULT_NAME,
+    FORMER_NAMES,
+    default_model_path,
+    model_path,
+    net_name,
+    shipped_names,
+)
 
 SHIPPED_MODEL = default_model_path()
 log = logging.getLogger("dosaku")
@@ -98,6 +106,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
 def shipped_model(name: str, ap: argparse.ArgumentParser) -> str:
     """The file of the shipped net `--model NAME` names (a former name too, with a note); an
     unknown name that is no file either is a usage error listing the shipped names."""
+    if name == DEFAULT_ALIAS:
+        name = DEFAULT_NAME
     renamed = FORMER_NAMES.get(name)
     if renamed is not None and model_path(renamed).is_file():
         log.warning("--model %s: that net is now named %s", name, renamed)

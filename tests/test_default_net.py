@@ -232,6 +232,10 @@ def test_former_names_still_work_and_say_the_new_one(former, caplog):
     assert caplog.messages == [f"--model {former}: that net is now named {FORMER_NAMES[former]}"]
 
 
+def test_default_names_the_default_net():
+    assert launch_flags.parse_flags(["--model", "default"]).model == str(default_model_path())
+
+
 def test_an_unknown_net_name_is_refused_with_the_shipped_names(capsys):
     with pytest.raises(SystemExit):
         launch_flags.parse_flags(["--model", "b20c256"])

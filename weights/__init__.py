@@ -20,9 +20,10 @@ HERE = Path(__file__).resolve().parent
 INT8_DIR = HERE / "int8"
 SUFFIXES = (".onnx", ".bin.gz")  # the forms a shipped net comes in
 DEFAULT_NAME = "b10c384h6nbttflrs"  # KataGo's transformer net (its card: the licence)
+DEFAULT_ALIAS = "default"  # `--model default`: whichever net is the default
 # names our nets shipped under before the default became KataGo's net: still accepted
-FORMER_NAMES = {"default": DEFAULT_NAME, "b6c96-g170": "dosaku-b6c96-g170",
-                "b4c64": "dosaku-b4c64", "zero-9x9": "dosaku-zero-9x9"}
+FORMER_NAMES = {"b6c96-g170": "dosaku-b6c96-g170", "b4c64": "dosaku-b4c64",
+                "zero-9x9": "dosaku-zero-9x9"}
 
 
 def net_name(path: str | Path) -> str:

@@ -7,8 +7,8 @@ KataGo binary is given, KataGo's own analysis engine on the same net.
 
 Each engine is started, its ready line awaited on stderr (start-up is not timed), then every
 game is sent as one query with all its turns (`analyzeTurns`), all at once, as a batch review
-does; the clock stops at the last final answer. Games: the 19x19 match records under
-docs/matches. KataGo runs with numAnalysisThreads A and numSearchThreadsPerAnalysisThread S
+does; the clock stops at the last final answer. Games: a 19x19 match record of records/.
+KataGo runs with numAnalysisThreads A and numSearchThreadsPerAnalysisThread S
 (default 4,2: a batch configuration for two cores, its example config's advice for
 throughput), Dosaku with its defaults (16 analysis threads of 2 leaves, batches up to 64).
 """
@@ -24,16 +24,17 @@ from pathlib import Path
 from sgfmill import sgf
 
 from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+from tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
-GAMES = ROOT / "docs" / "matches" / "b6c96-1s-vs-gnugo10-19x19"
+GAMES = ROOT / "records" / "b6c96-1s-vs-gnugo10-19x19.jsonl.gz"
 READY = b"Started, ready to begin handling requests"
 
 
 def game_queries(count: int, visits: int) -> list[dict]:
     """One query per game (its whole main line, every turn analysed)."""
     queries = []
-    for path in sorted(GAMES.glob("*.sgf"))[:count]:
+    for path in game_files(GAMES, tempfile.mkdtemp())[:count]:
         game = sgf.Sgf_game.from_bytes(path.read_bytes())
         moves = []
         for node in game.get_main_sequence()[1:]:

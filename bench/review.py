@@ -3,7 +3,7 @@ reviewed a second, start-up included (each worker builds its engine once).
 
     PYTHONPATH=. python -m bench.review [--games 4] [--visits 100] [--quick]
 
-Games: the 19x19 match records under docs/matches (9x9 ones with --quick), the g170 b6c96 net
+Games: the 19x19 match records in records/ (9x9 ones with --quick), the g170 b6c96 net
 from ../shared; every run starts from an empty output folder.
 """
 
@@ -17,17 +17,18 @@ from pathlib import Path
 from sgfmill import sgf
 
 from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+from tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
-MATCHES = ROOT / "docs" / "matches"
+RECORDS = ROOT / "records"
 
 
 def measure(quick: bool, games: int = 4, visits: int = 100) -> Figures:
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    folder = MATCHES / ("b6c96-100visits-vs-gnugo10-9x9" if quick
-                        else "b6c96-1s-vs-gnugo10-19x19")
-    chosen = sorted(folder.glob("*.sgf"))[:games]
+    record = RECORDS / ("b6c96-100visits-vs-gnugo10-9x9.jsonl.gz" if quick
+                        else "b6c96-1s-vs-gnugo10-19x19.jsonl.gz")
+    chosen = game_files(record, tempfile.mkdtemp())[:games]
     figures = {}
     for workers in (1, 2):
         out = tempfile.mkdtemp()

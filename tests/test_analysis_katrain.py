@@ -22,7 +22,7 @@ from katrain.core.engine import KataGoEngine  # noqa: E402
 from katrain.core.game import Game, KaTrainSGF  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-GAME = ROOT / "docs" / "matches" / "b6c96-100visits-vs-gnugo10-9x9" / "game-0001.sgf"  # B+22
+GAME = ROOT / "tests" / "data" / "gnugo-match-game-1.sgf"  # B+22
 VISITS = 24
 
 
@@ -38,7 +38,7 @@ def dosaku_executable(folder: Path) -> str:
 def test_katrain_reviews_a_game_through_dosaku(tmp_path):
     katrain = KaTrainBase(force_package_config=True, debug_level=0)
     config = dict(katrain.config("engine"), katago=dosaku_executable(tmp_path),
-                  model=str(ROOT / "weights" / "b6c96-g170.onnx"), max_visits=VISITS,
+                  model=str(ROOT / "weights" / "dosaku-b6c96-g170.onnx"), max_visits=VISITS,
                   fast_visits=VISITS)
     engine = KataGoEngine(katrain, config)
     try:

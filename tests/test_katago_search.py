@@ -26,7 +26,7 @@ from launch.factory import engine_from_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "katago_search_visits.json"
-GAMES = ROOT / "docs" / "matches" / "vs-katago-19x19-16v-one-thread-18224e9"
+GAMES = ROOT / "records" / "vs-katago-19x19-16v-one-thread-18224e9.jsonl.gz"
 # (name, visits, our flags, KataGo's overrides besides COMMON)
 SETTINGS = (
     ("plain-16", 16, [], "useNoisePruning=false,valueWeightExponent=0,subtreeValueBiasFactor=0"),
@@ -83,7 +83,8 @@ def record(katago: str, config: str, model: str, per_visits: int = 12) -> dict:
 
     from tournament.controller import GtpController
     rng = random.Random(5)
-    games = sorted(GAMES.glob("*.sgf"))
+    from tournament.records import game_files
+    games = game_files(GAMES, tempfile.mkdtemp())
     logs = tempfile.mkdtemp()
     positions = []
     version = None

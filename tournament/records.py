@@ -215,6 +215,13 @@ def unpack(path: str | Path, out_dir: str) -> None:
         write_json(os.path.join(out_dir, SOAK_FILE), {**soak, "samples": []})
 
 
+def game_files(path: str | Path, out_dir: str) -> list[Path]:
+    """The SGFs of the record at `path`, written into `out_dir`: for tools that read games as
+    SGF files (benchmarks, the review of a collection)."""
+    unpack(path, out_dir)
+    return sorted(Path(out_dir).glob("*.sgf"))
+
+
 def record_name(path: str | Path) -> str:
     """A record's name: its file name without the suffix."""
     name = Path(path).name

@@ -14,33 +14,27 @@ def model_label(model: Model) -> str:
     return "the converted network (in memory)" if isinstance(model, bytes) else str(model)
 
 
-def int8_pays(model: Model) -> bool:
-    """Whether `--int8` is on by default for this net on a CPU with AVX2: for convolution nets,
-    not for transformer nets, whose int8 copy runs about as fast as float32 here
-    (docs/performance.md) and would cost a first start its calibration. Said on stderr."""
-    from networks.int8_transformer import suits
-    from networks.quantize import load_graph
-    if suits(load_graph(model)):
-        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
-        return False
-    return True
-
-
-def int8_for(model: Model) -> Path | None:
+def int8_for(model: Model, asked: bool = True) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
     the copy shipped beside a shipped net, else the cached one, else, for a net a recipe
-    suits, quantized now (calibration self-play, up to a minute) into the cache."""
+    suits, quantized now (calibration self-play, up to a minute) into the cache. Unless the
+    user `asked` for int8, transformer nets play float32: their copy runs about as fast
+    (docs/performance.md) and would cost a first start its calibration."""
     from weights import shipped_int8_for
     if isinstance(model, Path):
         shipped = shipped_int8_for(model)
         if shipped is not None:
             return shipped
     try:
+        from networks import int8_transformer
         from networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
     graph = load_graph(model)
+    if not asked and int8_transformer.suits(graph):
+        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
+        return None
     stem = model.stem if isinstance(model, Path) else "converted"
     key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph)}"
     try:

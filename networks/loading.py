@@ -8,19 +8,17 @@ from pathlib import Path
 
 from engine.evaluators.onnx_evaluator import OnnxModel
 from networks.cache import Model, note, onnx_for
-from networks.int8_copy import int8_for, int8_pays
+from networks.int8_copy import int8_for
 
 
 def load_network(path: str | Path, int8: bool | None, threads: int = 1,
                  provider: str = "cpu") -> tuple[OnnxModel, Model | None]:
     """(the model that plays, the float32 model it was quantized from or None). `int8` True or
-    False is the user's choice; None leaves it to the net (int8_pays). int8 is a speed-up: when
+    False is the user's choice; None leaves it to the net (int8_for). int8 is a speed-up: when
     its copy cannot be made, checked or loaded, float32 plays, said on stderr."""
     source = onnx_for(path)
-    if int8 is None:
-        int8 = int8_pays(source)
-    if int8:
-        copy = int8_for(source)
+    if int8 is not False:
+        copy = int8_for(source, asked=int8 is True)
         if copy is not None:
             try:
                 return OnnxModel(copy, threads=threads, provider=provider), source

@@ -1,17 +1,18 @@
 """Visits a second of Dosaku and KataGo's GTP engine on the same net and the same positions.
 
-    python -m bench.visits --katago BIN [--size 19] [--seconds 1] [--positions 8]
-        [--model NET] [--katago-threads 2,8] [-- DOSAKU_FLAGS...]
+    python -m bench.visits --katago BIN --katago-config GTP_EXAMPLE.cfg [--size 19]
+        [--seconds 1] [--positions 8] [--model NET] [--katago-threads 2,8] [-- DOSAKU_FLAGS...]
 
 Positions: turns spread evenly over a game of a match record in records/ (19x19 or 9x9). Each
 engine, alone on the machine and one after the other, is given each position afresh
 (`clear_board`, the game's moves up to that turn, one `genmove` at a fixed time a move), so no
 visit is reused from a previous search. Dosaku's new playouts and seconds are read from the
 line it writes to stderr after each genmove; KataGo's from its search log (`New playouts`,
-`Time taken`). The figure is new visits over seconds searched, summed over the positions; the
-first position of each engine is a warm-up and left out. KataGo runs with each
-numSearchThreads asked (its Eigen backend then uses that many threads at most); the ratio is
-against its best.
+`Time taken`), run on the config given (KataGo's `gtp_example.cfg`) with its threads, time,
+visits, pondering, resignation and logging overridden. The figure is new visits over seconds
+searched, summed over the positions; the first position of each engine is a warm-up and left
+out. KataGo runs with each numSearchThreads asked (its Eigen backend then uses that many
+threads at most); the ratio is against its best.
 """
 
 import argparse
@@ -93,17 +94,14 @@ def katago_pairs(lines):
             seconds = None
 
 
-def katago_config(threads: int, seconds: float) -> Path:
-    cfg = Path(tempfile.mkdtemp()) / "gtp.cfg"
-    cfg.write_text(f"numSearchThreads = {threads}\nmaxVisits = 100000000\nmaxTime = {seconds}\n"
-                   "ponderingEnabled = false\nlogSearchInfo = true\nlogToStderr = true\n"
-                   "logDir = logs\nrules = chinese\nresignThreshold = -1.0\n"
-                   f"nnMaxBatchSize = {max(threads, 1)}\n")
-    return cfg
+def katago_overrides(threads: int, seconds: float) -> str:
+    return (f"numSearchThreads={threads},nnMaxBatchSize={threads},maxVisits=100000000,"
+            f"maxTime={seconds},ponderingEnabled=false,allowResignation=false,"
+            "logSearchInfo=true,logToStderr=true,logDir=logs,rules=chinese")
 
 
-def measure(katago: str | None, size: int, seconds: float, count: int, model: Path,
-            threads: list[int], flags: tuple[str, ...]) -> Figures:
+def measure(katago: str | None, katago_config: str | None, size: int, seconds: float,
+            count: int, model: Path, threads: list[int], flags: tuple[str, ...]) -> Figures:
     if not model.exists():
         raise Skip(f"no network at {model}")
     games = positions(size, count + 1)
@@ -114,9 +112,9 @@ def measure(katago: str | None, size: int, seconds: float, count: int, model: Pa
     figures[" ".join(["dosaku", *flags]) + f" {size}x{size}"] = (ours, "visits/s")
     best = 0.0
     for t in threads if katago else ():
-        cfg = katago_config(t, seconds)
-        rate = search_figures([katago, "gtp", "-model", str(model), "-config", str(cfg)],
-                              size, games, katago_pairs)
+        command = [katago, "gtp", "-model", str(model), "-config", katago_config,
+                   "-override-config", katago_overrides(t, seconds)]
+        rate = search_figures(command, size, games, katago_pairs)
         figures[f"KataGo numSearchThreads={t} {size}x{size}"] = (rate, "visits/s")
         best = max(best, rate)
     if best:
@@ -127,6 +125,8 @@ def measure(katago: str | None, size: int, seconds: float, count: int, model: Pa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--katago", help="KataGo binary to compare with")
+    ap.add_argument("--katago-config", help="KataGo's GTP config to start from (its "
+                    "gtp_example.cfg)")
     ap.add_argument("--katago-threads", default="2,8",
                     help="numSearchThreads values to run KataGo with (default 2,8)")
     ap.add_argument("--size", type=int, choices=sorted(GAMES), default=19)
@@ -136,9 +136,11 @@ def main() -> None:
                     "KataGo's transformer in ../shared, the file Dosaku ships as its default)")
     ap.add_argument("flags", nargs="*", help="dosaku's own flags (after --), e.g. --int8")
     a = ap.parse_args()
+    if a.katago and not a.katago_config:
+        ap.error("--katago needs --katago-config")
     threads = [int(t) for t in a.katago_threads.split(",")]
-    print_figures(measure(a.katago, a.size, a.seconds, a.positions, a.model, threads,
-                          tuple(a.flags)))
+    print_figures(measure(a.katago, a.katago_config, a.size, a.seconds, a.positions, a.model,
+                          threads, tuple(a.flags)))
 
 
 if __name__ == "__main__":

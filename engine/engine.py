@@ -20,7 +20,7 @@ from engine.evaluators.evaluator import UniformEvaluator
 from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
 from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
 from engine.rules.free_handicap import free_handicap_points
 from engine.rules.game import GameState
@@ -140,6 +140,14 @@ class Engine:
             if row[p] in (BLACK, WHITE):
                 out[p] = int(row[p])
         return out
+
+    @property
+    def ko_point(self) -> int | None:
+        """The point simple ko forbids the side to move to take now, None when there is none."""
+        header = self.game.board[B.ROW_HEADER]
+        if header[B.H_KO_COLOR] != self.to_move or header[B.H_KO_POINT] == NULL_POINT:
+            return None
+        return int(header[B.H_KO_POINT])
 
     def chain_of(self, point: int) -> int:
         """An identifier of the chain through a stone (the chain's head point)."""
@@ -389,14 +397,17 @@ class Engine:
         return self._permitted((), attacks or on_board)
 
     # ---- analysis ----------------------------------------------------------------------------
-    def snapshot(self, color: int) -> AnalysisSnapshot:
-        """The current search statistics as an AnalysisSnapshot (best candidate first)."""
+    def snapshot(self, color: int, raw: bool = False, spread: bool = False) -> AnalysisSnapshot:
+        """The current search statistics as an AnalysisSnapshot (best candidate first); raw,
+        spread: with the network's own root evaluation, with the ownership's standard
+        deviations (analysis_snapshot)."""
         stats = self.search.root_stats()
         chosen = choose_action(stats, self.config, self.game)
         lcb = lower_confidence_bounds(stats, self.config.lcb_stdevs)
         utility_lcb = lower_confidence_bounds(
             replace(stats, value=stats.utility, value_sq=stats.utility_sq), self.config.lcb_stdevs)
-        return analysis_snapshot(self.search, stats, chosen, lcb, *self.size, utility_lcb)
+        return analysis_snapshot(self.search, stats, chosen, lcb, *self.size, utility_lcb, raw,
+                                 spread)
 
     @_after_warm_up
     def think(self, color: int) -> AnalysisSnapshot:
@@ -433,17 +444,22 @@ class Engine:
                          stop: threading.Event | None = None,
                          on_update: Callable[[AnalysisSnapshot], None] | None = None,
                          interval: float = 1.0, avoid=(), allow=None,
-                         root_temperature: float = 1.0) -> AnalysisSnapshot:
+                         root_temperature: float = 1.0, raw: bool = False,
+                         spread: bool = False) -> AnalysisSnapshot:
         """One search of the side to move's options, as a query of KataGo's analysis engine
         asks: until `visits` root visits or `seconds` (0: no such limit) or `stop`, reporting
         every `interval` seconds; plays nothing and returns the final snapshot. avoid / allow
-        as in `analyze`; root_temperature > 1 flattens the root's priors (Search.run)."""
+        as in `analyze`; root_temperature > 1 flattens the root's priors (Search.run); raw,
+        spread: snapshots with the network's own root evaluation, with the ownership's
+        standard deviations (counted only when asked: Search.keep_ownership_spread)."""
         color = self.to_move
-        update = None if on_update is None else (lambda: on_update(self.snapshot(color)))
+        self.search.keep_ownership_spread(spread)
+        update = None if on_update is None else (
+            lambda: on_update(self.snapshot(color, raw, spread)))
         self._run(color, SearchLimits(visits=visits, seconds=seconds),
                   self._permitted(avoid, allow), stop=stop, on_update=update, interval=interval,
                   root_temperature=root_temperature)
-        return self.snapshot(color)
+        return self.snapshot(color, raw, spread)
 
     def _permitted(self, avoid, allow) -> np.ndarray | None:
         """The root moves avoid/allow leave (bool per action, pass last), None for all."""

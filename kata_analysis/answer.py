@@ -7,8 +7,11 @@ to 9 significant digits and ownership to 6 decimals, KataGo's precision. `scoreM
 `scoreLead` and `scoreSelfplay` holds the expected final score, KataGo's (historical) layout.
 Every visit of a move goes through its one edge (no transpositions) with weight 1, so
 `edgeVisits`, `weight`, `edgeWeight` and `playSelectionValue` equal `visits`; `order` is the
-engine's own choice first (as genmove would choose it), then by visits. Not given: rootInfo's
-raw network values (`rawWinrate`, ...) and position hashes (`thisHash`, `symHash`).
+engine's own choice first (as genmove would choose it), then by visits. rootInfo's raw values
+(`rawWinrate`, ...) are the network's own evaluation of the root, turned like the search's;
+a net without short-term error and varTimeLeft heads gets KataGo's placeholders for them (-1,
+so `rawStWrError` -0.5, as KataGo's half of the error). `ownershipStdev` is the spread of the
+ownership its mean is taken over (the evaluated leaves), which has no side.
 """
 
 import math
@@ -75,13 +78,38 @@ def move_info(m, order: int, query: Query, flip: bool) -> dict:
         info["ownership"] = round_ownership([] if own is None else sign * own) or \
             [0.0] * (w * h)
     if query.moves_ownership_stdev:
-        info["ownershipStdev"] = [0.0] * (w * h)
+        info["ownershipStdev"] = stdev_list(m.ownership_stdev, w * h)
     return info
 
 
-def answer(query: Query, turn: int, color: int, snap, during: bool) -> dict:
+def stdev_list(stdev, size: int) -> list[float]:
+    """An ownership stdev as KataGo writes it; zeros where no leaf was counted (as KataGo's
+    walk of a node without an evaluation gives)."""
+    return round_ownership(stdev) if stdev is not None else [0.0] * size
+
+
+def raw_values(raw, flip: bool) -> dict:
+    """rootInfo's raw network values (an engine RootRawValues) in KataGo's keys."""
+    sign = -1.0 if flip else 1.0
+    missing = -1.0  # KataGo's value of a head the net does not have
+
+    def head(x):
+        return missing if x is None else x
+    return {"rawWinrate": round_dynamic(1.0 - raw.winrate if flip else raw.winrate),
+            "rawLead": round_dynamic(sign * raw.lead),
+            "rawScoreSelfplay": round_dynamic(sign * raw.score_mean),
+            "rawScoreSelfplayStdev": round_dynamic(raw.score_stdev),
+            "rawNoResultProb": round_dynamic(raw.no_result),
+            "rawStWrError": round_dynamic(head(raw.value_error) * 0.5),
+            "rawStScoreError": round_dynamic(head(raw.score_error)),
+            "rawVarTimeLeft": round_dynamic(head(raw.var_time_left))}
+
+
+def answer(query: Query, turn: int, color: int, snap, during: bool,
+           hashes: tuple[str, str]) -> dict:
     """The answer for one turn: `snap` (an AnalysisSnapshot) of a search with `color` to
-    move; `during`: a report while the search goes on."""
+    move; `during`: a report while the search goes on; `hashes`: the position's thisHash and
+    symHash (kata_analysis/position_hash.py)."""
     flip = flips(query, color)
     sign = -1.0 if flip else 1.0
     searched = [m for m in snap.moves if m.visits > 0]
@@ -94,6 +122,9 @@ def answer(query: Query, turn: int, color: int, snap, during: bool) -> dict:
         "scoreLead": round_dynamic(sign * snap.root_score_lead),
         "scoreStdev": round_dynamic(snap.root_score_stdev or 0.0),
         "utility": round_dynamic(sign * snap.root_utility),
+        **(raw_values(snap.root_raw, flip) if snap.root_raw is not None else {}),
+        "thisHash": hashes[0],
+        "symHash": hashes[1],
         "currentPlayer": "B" if color == BLACK else "W",
     }
     out = {"id": query.id, "isDuringSearch": during, "moveInfos": infos, "rootInfo": root,
@@ -103,7 +134,7 @@ def answer(query: Query, turn: int, color: int, snap, during: bool) -> dict:
         out["ownership"] = round_ownership(sign * own) if own is not None \
             else [0.0] * (query.width * query.height)
     if query.ownership_stdev:
-        out["ownershipStdev"] = [0.0] * (query.width * query.height)
+        out["ownershipStdev"] = stdev_list(snap.ownership_stdev, query.width * query.height)
     if query.policy:
         policy = snap.policy
         out["policy"] = [round_dynamic(p) if p >= 0 else -1 for p in policy.tolist()] \

@@ -28,8 +28,6 @@ QUERY_FIELDS = {"id", "moves", "initialStones", "initialPlayer", "analyzeTurns",
                 "firstReportDuringSearchAfter", "priority", "allowMoves", "avoidMoves",
                 "boardXSize", "boardYSize"}
 NOT_HONOURED = {  # fields read but only partly honoured: a warning says how
-    "includeOwnershipStdev": "ownership stdev is not computed; reported as 0",
-    "includeMovesOwnershipStdev": "ownership stdev is not computed; reported as 0",
     "includeNoResultValue": "no-result values are not reported",
     "rootFpuReductionMax": "not supported; ignored",
 }

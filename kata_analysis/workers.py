@@ -9,6 +9,7 @@ import threading
 
 from kata_analysis.answer import answer, no_result
 from kata_analysis.position import at_turn
+from kata_analysis.position_hash import position_hashes
 from kata_analysis.tasks import Task, TaskQueue
 
 log = logging.getLogger("dosaku")
@@ -51,17 +52,20 @@ class Worker:
         q, engine = task.query, self.engine
         at_turn(engine, q, task.turn)
         color = engine.to_move
+        hashes = position_hashes(q.width, q.height, engine.stones(), color, engine.ko_point)
         interval = q.report_every or q.first_report_after
         on_update = None
         if interval is not None:
             def on_update(snap):
                 if snap.root_visits and not task.stop.is_set():
-                    self.emit(answer(q, task.turn, color, snap, during=True))
+                    self.emit(answer(q, task.turn, color, snap, True, hashes))
         avoid = q.avoid.get(color, ())
         allow = q.allow.get(color)
         snap = engine.analyze_position(q.max_visits, q.max_time, task.stop, on_update,
-                                       interval or 1.0, avoid, allow, q.root_temperature)
+                                       interval or 1.0, avoid, allow, q.root_temperature,
+                                       raw=True,
+                                       spread=q.ownership_stdev or q.moves_ownership_stdev)
         if snap.root_visits == 0:
             self.emit(no_result(q.id, task.turn))
         else:
-            self.emit(answer(q, task.turn, color, snap, during=False))
+            self.emit(answer(q, task.turn, color, snap, False, hashes))

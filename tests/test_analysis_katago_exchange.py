@@ -15,9 +15,6 @@ from tests.analysis_client import AnalysisProc, config_file
 from tests.record_katago_analysis import QUERIES
 
 RECORD = Path(__file__).resolve().parent / "data" / "katago_analysis_exchange.json"
-NOT_GIVEN_ROOT = {"rawWinrate", "rawLead", "rawScoreSelfplay", "rawScoreSelfplayStdev",
-                  "rawNoResultProb", "rawStWrError", "rawStScoreError", "rawVarTimeLeft",
-                  "thisHash", "symHash"}  # docs/analysis.md: what the answers leave out
 
 
 def kind(answer: dict) -> tuple:
@@ -100,8 +97,10 @@ def test_results_have_katagos_keys_and_types(exchange):
     checked = 0
     for name, a, b in results(exchange):
         assert set(a) == set(b), name
-        assert set(b["rootInfo"]) - NOT_GIVEN_ROOT == set(a["rootInfo"]), name
+        assert set(b["rootInfo"]) == set(a["rootInfo"]), name
         same_types(a["rootInfo"], b["rootInfo"], set(a["rootInfo"]))
+        for key in ("rawStWrError", "rawStScoreError", "rawVarTimeLeft"):  # no such heads:
+            assert a["rootInfo"][key] == b["rootInfo"][key], (name, key)  # the placeholders
         # isSymmetryOf marks moves KataGo copied from a symmetric one instead of searching
         always = set.intersection(*(set(m) for m in b["moveInfos"])) - {"isSymmetryOf"}
         for mine, theirs in zip(a["moveInfos"], b["moveInfos"]):
@@ -115,8 +114,9 @@ def test_the_same_side_is_ahead_from_each_perspective(exchange):
     won = {name: (a, b) for name, a, b in results(exchange) if name.startswith("won")}
     assert set(won) == {"won-black", "won-white", "won-side"}
     for name, (a, b) in won.items():
-        for key in ("winrate", "scoreLead", "scoreSelfplay", "utility"):
-            even = 0.5 if key == "winrate" else 0.0
+        for key in ("winrate", "scoreLead", "scoreSelfplay", "utility", "rawWinrate",
+                    "rawLead", "rawScoreSelfplay"):
+            even = 0.5 if key.endswith(("winrate", "Winrate")) else 0.0
             assert (a["rootInfo"][key] > even) == (b["rootInfo"][key] > even), (name, key)
         assert (a["moveInfos"][0]["winrate"] > 0.5) == (b["moveInfos"][0]["winrate"] > 0.5)
         assert a["rootInfo"]["currentPlayer"] == b["rootInfo"]["currentPlayer"] == "W"
@@ -150,3 +150,14 @@ def test_avoided_moves_are_left_out_by_both(exchange):
         if name == "avoid":
             assert not {m["move"] for m in a["moveInfos"]} & avoid
             assert not {m["move"] for m in b["moveInfos"]} & avoid
+
+
+def test_positions_share_hashes_where_katagos_do(exchange):
+    """The numbers differ from KataGo's; which answers share a thisHash or a symHash does
+    not (the same position in two queries, mirror images, the side to move)."""
+    roots = [(a["rootInfo"], b["rootInfo"]) for _, a, b in results(exchange)]
+    for key in ("thisHash", "symHash"):
+        for ours, theirs in roots:
+            assert [o[key] == ours[key] for o, _ in roots] == \
+                [t[key] == theirs[key] for _, t in roots], key
+    assert len({b["thisHash"] for _, b in roots}) > 2  # something to tell apart

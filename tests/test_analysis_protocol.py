@@ -70,6 +70,22 @@ def test_every_analysed_turn_gets_one_answer(engine):
         assert sum(p for p in a["policy"] if p > 0) == pytest.approx(1.0, abs=1e-5)
 
 
+def test_ownership_stdev_and_raw_values_of_a_real_search(engine):
+    engine.send(dict(BASE, id="spread", moves=GAME, maxVisits=40, includeOwnership=True,
+                     includeOwnershipStdev=True, includeMovesOwnershipStdev=True))
+    answers = engine.final("spread")
+    assert [a for a in answers if "warning" in a] == []  # computed, nothing to warn of
+    a = answers[-1]
+    stdev = a["ownershipStdev"]
+    assert len(stdev) == 81 and min(stdev) >= 0 and max(stdev) > 0.01
+    assert len(a["moveInfos"][0]["ownershipStdev"]) == 81
+    assert "ownership" not in a["moveInfos"][0]  # not asked for
+    root = a["rootInfo"]
+    assert 0 < root["rawWinrate"] < 1 and root["rawScoreSelfplayStdev"] > 0
+    assert (root["rawStWrError"], root["rawVarTimeLeft"]) == (-0.5, -1.0)  # no such heads
+    assert len(root["thisHash"]) == len(root["symHash"]) == 32
+
+
 def test_winrates_from_the_perspective_asked(engine):
     """White to move in a position Black has won: Black's view high, White's (the side to
     move's) low."""

@@ -4,6 +4,7 @@ given back exactly its own rows' results, rows of different games never mixed.""
 import threading
 
 import numpy as np
+import pytest
 
 from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
 from engine.rules.rulesets import PRESETS
@@ -29,7 +30,7 @@ class RecordingEvaluator:
         legal = batch.legal[:n].astype(np.float32)
         tags = batch.recent_points[:n, 0].astype(np.float32)
         return Evaluation(legal / legal.sum(axis=1, keepdims=True), tags, -tags,
-                          np.repeat(tags[:, None], 4, axis=1))
+                          np.repeat(tags[:, None], 4, axis=1), no_result=tags / 100)
 
 
 def tagged_batch(tags: list[int], komi: float) -> PositionBatch:
@@ -65,6 +66,8 @@ def test_batches_are_merged_and_each_gets_its_own_rows():
         ev = results[k]
         assert ev.value.tolist() == tags and ev.score.tolist() == [-t for t in tags]
         assert ev.ownership.shape == (len(tags), 4) and ev.ownership[:, 0].tolist() == tags
+        assert ev.no_result.tolist() == pytest.approx([t / 100 for t in tags])
+        assert ev.score_mean is None and ev.value_error is None
     total = 1 + sum(len(tags) for tags, _ in jobs)
     assert sum(n for _, n in fake.calls) == batcher.rows == total
     assert len(fake.calls) == batcher.calls == 3  # the blocker, then one call per komi

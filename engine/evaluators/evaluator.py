@@ -65,6 +65,11 @@ class Evaluation:
     score_mean     [count] expected final score (KataGo's scoreMean), or None if the
                    evaluator does not tell it apart from the lead
     score_mean_sq  [count] expected squared final score (mean^2 + variance), or None
+    no_result      [count] probability of no result (a network's third value output), or None
+    var_time_left, value_error, score_error
+                   [count] a network's KataGo varTimeLeft and short-term errors of the
+                   value and of the score, or None for evaluators (nets) without those heads
+    The fields after `score` are what analysis reports of the root's own evaluation.
     """
     policy: np.ndarray
     value: np.ndarray
@@ -72,6 +77,10 @@ class Evaluation:
     ownership: np.ndarray | None = None
     score_mean: np.ndarray | None = None
     score_mean_sq: np.ndarray | None = None
+    no_result: np.ndarray | None = None
+    var_time_left: np.ndarray | None = None
+    value_error: np.ndarray | None = None
+    score_error: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,30 @@ def score_stats(score_raw: np.ndarray, probs: np.ndarray, names=KATAGO_V8_SCORE_
             "score_mean_sq": (mean * mean + stdev * stdev) * result, "lead": lead * result}
 
 
+def shortterm_stats(score_raw: np.ndarray, model: OnnxModel) -> dict[str, np.ndarray] | None:
+    """KataGo's varTimeLeft and short-term errors of the value (win - loss) and of the score
+    (nneval.cpp's post-processing by model version), [N] each; None for a net without those
+    heads (KataGo's model versions before 9, for which it reports -1)."""
+    names = model.score_outputs
+    if "shortterm_winloss_error" not in names:
+        return None
+    m = model.multipliers
+    raw = score_raw.astype(np.float64)
+    col = {n: raw[:, i] for i, n in enumerate(names)}
+    var_time = softplus(col["vartime"]) * m["variance_time"]
+    wl, sc = col["shortterm_winloss_error"], col["shortterm_score_error"]
+    version = int(model.meta.get("model_version", "10"))
+    if version >= 14:
+        wl_err = softplus(wl * 0.5) * np.sqrt(m["shortterm_value_error"])
+        sc_err = softplus(sc * 0.5) * np.sqrt(m["shortterm_score_error"])
+    elif version >= 10:
+        wl_err = np.sqrt(softplus(wl) * m["shortterm_value_error"])
+        sc_err = np.sqrt(softplus(sc) * m["shortterm_score_error"])
+    else:
+        wl_err, sc_err = softplus(wl), softplus(sc) * 10.0
+    return {"var_time_left": var_time, "value_error": wl_err, "score_error": sc_err}
+
+
 def ownership(raw: np.ndarray) -> np.ndarray:
     """Ownership in [-1, 1], +1 = the side to move owns the point."""
     return np.tanh(raw)
@@ -247,12 +271,15 @@ def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result:
 def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
                   optimism: float = 0.0) -> Evaluation:
     """The search's Evaluation from raw outputs in board orientation: value = win - loss,
-    score = lead in points, ownership flattened, the score mean and its second moment; all
+    score = lead in points, ownership flattened, the score mean and its second moment, the
+    no-result probability, the short-term errors and varTimeLeft (nets with those heads); all
     for the side to move."""
     out = net_outputs(raw, legal, model, allow_no_result, optimism)
+    errors = shortterm_stats(raw["score"], model) or {}
     return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
                       out.lead.astype(np.float32), out.ownership.astype(np.float32),
-                      out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32))
+                      out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32),
+                      out.wdl[:, 2].astype(np.float32), **errors)
 
 
 class OnnxEvaluator:

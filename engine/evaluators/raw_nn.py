@@ -41,24 +41,13 @@ class RawNN:
 
 
 def _shortterm(model, raw_score: np.ndarray) -> tuple[float, float, float]:
-    """varTimeLeft and the short-term errors as KataGo post-processes them (nneval.cpp)."""
-    names = model.score_outputs
-    if "shortterm_winloss_error" not in names:
+    """varTimeLeft and the short-term errors as KataGo post-processes them (nneval.cpp), -1
+    each for a net without those heads."""
+    stats = oe.shortterm_stats(raw_score[None], model)
+    if stats is None:
         return -1.0, -1.0, -1.0
-    m = model.multipliers
-    col = {n: float(raw_score[i]) for i, n in enumerate(names)}
-    var_time = float(oe.softplus(col["vartime"])) * m["variance_time"]
-    wl, sc = col["shortterm_winloss_error"], col["shortterm_score_error"]
-    version = int(model.meta.get("model_version", "10"))
-    if version >= 14:
-        wl_err = float(oe.softplus(wl * 0.5)) * np.sqrt(m["shortterm_value_error"])
-        sc_err = float(oe.softplus(sc * 0.5)) * np.sqrt(m["shortterm_score_error"])
-    elif version >= 10:
-        wl_err = float(np.sqrt(oe.softplus(wl) * m["shortterm_value_error"]))
-        sc_err = float(np.sqrt(oe.softplus(sc) * m["shortterm_score_error"]))
-    else:
-        wl_err, sc_err = float(oe.softplus(wl)), float(oe.softplus(sc)) * 10.0
-    return var_time, wl_err, sc_err
+    return (float(stats["var_time_left"][0]), float(stats["value_error"][0]),
+            float(stats["score_error"][0]))
 
 
 def raw_nn(model, game, symmetry: int) -> RawNN:

@@ -29,6 +29,36 @@ class MoveInfo:
     utility_lcb: float = 0.0  # lower confidence bound of the utility
     pv_visits: list[int] = field(default_factory=list)  # visits of each node along `pv`
     ownership: np.ndarray | None = None  # [W*H] averaged over the leaves under this move
+    ownership_stdev: np.ndarray | None = None  # [W*H] its standard deviation over them
+
+
+@dataclass
+class RootRawValues:
+    """The network's own evaluation of the root, side to move's view: what KataGo's rootInfo
+    reports as raw values beside the search's."""
+    winrate: float  # 0..1: (1 + win - loss) / 2
+    lead: float  # points
+    score_mean: float  # expected final score
+    score_stdev: float  # its standard deviation
+    no_result: float  # probability of no result
+    value_error: float | None  # short-term error of the value (win - loss); None: no such head
+    score_error: float | None  # short-term error of the score (points); None: no such head
+    var_time_left: float | None  # KataGo's varTimeLeft; None: no such head
+
+
+def root_raw_values(ev) -> RootRawValues | None:
+    """RootRawValues of the first row of an Evaluation (engine.evaluators.evaluator), None for
+    an evaluator that gives no score mean or no-result probability (not a network)."""
+    if ev.score_mean is None or ev.score_mean_sq is None or ev.no_result is None:
+        return None
+    mean = float(ev.score_mean[0])
+
+    def head(x):
+        return None if x is None else float(x[0])
+    return RootRawValues((1.0 + float(ev.value[0])) / 2, float(ev.score[0]), mean,
+                         float(np.sqrt(max(0.0, float(ev.score_mean_sq[0]) - mean * mean))),
+                         float(ev.no_result[0]), head(ev.value_error), head(ev.score_error),
+                         head(ev.var_time_left))
 
 
 @dataclass
@@ -43,14 +73,20 @@ class AnalysisSnapshot:
     root_score_stdev: float | None = None
     root_utility: float = 0.0
     policy: np.ndarray | None = None  # [W*H+1] the root's prior by action, -1 where illegal
+    ownership_stdev: np.ndarray | None = None  # [W*H] standard deviation of `ownership`'s
+    #                                            leaves, when asked
+    root_raw: RootRawValues | None = None  # the network's own root evaluation, when asked
 
 
 def analysis_snapshot(search, stats: RootStats, chosen: int, lcb: np.ndarray, width: int,
-                      height: int, utility_lcb: np.ndarray | None = None) -> AnalysisSnapshot:
+                      height: int, utility_lcb: np.ndarray | None = None, raw: bool = False,
+                      spread: bool = False) -> AnalysisSnapshot:
     """The snapshot of `search` (engine.search.driver.Search) whose root children are `stats`:
     `chosen` (an action) first, then by visits and prior; unvisited moves after the first are
     left out. `lcb`, `utility_lcb`: each child's lower confidence bound of its value and of its
-    utility."""
+    utility. raw: with the network's own root evaluation (Search.root_evaluation: one more
+    evaluation of a root the search did not evaluate alone); spread: with the ownership's
+    standard deviations (what the search counted with keep_ownership_spread)."""
     if utility_lcb is None:
         utility_lcb = stats.utility
     moves = []
@@ -68,8 +104,12 @@ def analysis_snapshot(search, stats: RootStats, chosen: int, lcb: np.ndarray, wi
                               float(stats.score[j]), pv, float(stats.score_mean[j]),
                               float(stats.score_stdev[j]), float(stats.utility[j]),
                               float(max(utility_lcb[j], -3.0)), search.pv_visits(line),
-                              search.ownership(a)))
+                              search.ownership(a),
+                              search.ownership_stdev(a) if spread else None))
+    ev = search.root_evaluation() if raw and search.capabilities.network else None
     return AnalysisSnapshot(moves, stats.root_visits, float((stats.root_value + 1) / 2),
                             stats.root_score, search.ownership(),
                             stats.root_score_mean, stats.root_score_stdev, stats.root_utility,
-                            search.root_policy(width * height + 1))
+                            search.root_policy(width * height + 1),
+                            search.ownership_stdev() if spread else None,
+                            None if ev is None else root_raw_values(ev))

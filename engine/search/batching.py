@@ -17,7 +17,7 @@ when the evaluator is the bottleneck and stay small (no waiting) when it is not.
 import threading
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
 
@@ -29,11 +29,9 @@ def _group(batch: PositionBatch) -> tuple:
 
 
 def _rows(ev: Evaluation, lo: int, hi: int) -> Evaluation:
-    """Rows lo..hi-1 of an Evaluation."""
-    def part(x):
-        return None if x is None else x[lo:hi]
-    return Evaluation(ev.policy[lo:hi], ev.value[lo:hi], ev.score[lo:hi], part(ev.ownership),
-                      part(ev.score_mean), part(ev.score_mean_sq))
+    """Rows lo..hi-1 of an Evaluation (every field, the optional ones None where None)."""
+    return Evaluation(**{f.name: None if getattr(ev, f.name) is None
+                         else getattr(ev, f.name)[lo:hi] for f in fields(Evaluation)})
 
 
 class SharedBatcher:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.evaluators.evaluator import PositionBatch, capabilities_of
+from engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
 from engine.evaluators.positions import batch_row_from_game
 from engine.rules import board as B
 from engine.rules.coords import action_from_point
@@ -160,9 +160,11 @@ class Search:
         self._new_root_state()
 
     def _new_root_state(self) -> None:
-        """Forget what belonged to the previous root: its prior, ownership and full flag."""
+        """Forget what belonged to the previous root: its prior, own evaluation, ownership
+        and full flag."""
         self._prior_ready = False
         self._root_policy = None
+        self._root_evaluation = None
         self._ownership.clear()
         self.tree_full = False
 
@@ -226,7 +228,8 @@ class Search:
         b = self._root_batch
         b.count = 1
         b.seed = int(self.rng.integers(1 << 31))
-        self._root_policy = np.asarray(self.evaluator.evaluate(b).policy[0], np.float64)
+        self._root_evaluation = self.evaluator.evaluate(b)
+        self._root_policy = np.asarray(self._root_evaluation.policy[0], np.float64)
 
     def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float,
                           temperature: float = 1.0) -> None:
@@ -445,6 +448,37 @@ class Search:
         """Average ownership of the leaves evaluated in this search (under root move `action`
         when given), root side to move's view."""
         return self._ownership.mean() if action is None else self._ownership.mean_after(action)
+
+    def keep_ownership_spread(self, on: bool) -> None:
+        """Count the leaves' ownership spread from now on (what ownership_stdev reads), or
+        stop. A tree whose leaves were counted without it starts afresh: their ownership is
+        gone, and a stdev of some of them would not match the mean of all."""
+        if on and not self._ownership.has_spread():
+            self.reset()
+        self._ownership.spread = on
+
+    def ownership_stdev(self, action: int | None = None) -> np.ndarray | None:
+        """Standard deviation of the ownership `ownership` averages, over the same leaves; None
+        unless they were counted with keep_ownership_spread on."""
+        return self._ownership.stdev(action)
+
+    def root_evaluation(self) -> Evaluation | None:
+        """The evaluator's own outputs at the root of the last search (one row, the root's side
+        to move's view): the evaluation that gave the root its prior when the search made one
+        (nets with an optimistic policy), else one made now and kept with the root. Its
+        symmetry is drawn as the batches' are, from a seed of the root's position rather than
+        the search's generator, so that asking during a search changes nothing of it. None
+        before a search of this root, or when its side to move was not the game's."""
+        root = self.root
+        b = self._root_batch if self._buf is not None else None
+        if self._root_evaluation is None and b is not None and root != T.NO_NODE \
+                and int(b.to_move[0]) == int(self.tree.node_to_move[root]) \
+                and int(T.position_key(b.boards[0], int(b.to_move[0]))) == \
+                int(self.tree.node_key[root]):
+            b.count = 1
+            b.seed = int(self.tree.node_key[root]) & 0x7FFFFFFF
+            self._root_evaluation = self.evaluator.evaluate(b)
+        return self._root_evaluation
 
     def root_stats(self) -> RootStats:
         """The root's children as this search sees them (its legal moves, its priors)."""

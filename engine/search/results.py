@@ -125,15 +125,35 @@ def root_policy(t, num_actions: int) -> np.ndarray:
 class OwnershipMean:
     """Average ownership of the leaves evaluated under the current root, from the root's side
     to move's view (evaluators report it from each leaf's side to move), overall and under
-    each root move (what analysis reports per candidate)."""
+    each root move (what analysis reports per candidate); with `spread` on, also its standard
+    deviation over those leaves (their sums of squares cost a little per batch, so only when
+    asked)."""
 
     def __init__(self):
+        self.spread = False
         self.clear()
 
     def clear(self) -> None:
-        self._sum = None
-        self._n = 0
-        self._by_action: dict[int, list] = {}  # root action -> [sum, count]
+        self._all: list | None = None  # [sum, sum of squares or None, count]
+        self._by_action: dict[int, list] = {}  # root action -> the same
+
+    def has_spread(self) -> bool:
+        """Whether every leaf counted so far was counted with its square (true before any)."""
+        return all(entry[1] is not None for entry in (self._all, *self._by_action.values())
+                   if entry is not None)
+
+    def _tally(self, entry: list | None, rows: np.ndarray) -> list:
+        """`entry` (None: a new one) with `rows` added; squares only while `spread` is on,
+        dropped when it goes off (they would no longer match the sum)."""
+        if entry is None:
+            entry = [np.zeros(rows.shape[1]), np.zeros(rows.shape[1]) if self.spread else None, 0]
+        entry[0] += rows.sum(axis=0)
+        if not self.spread:
+            entry[1] = None
+        elif entry[1] is not None:
+            entry[1] += np.einsum("ij,ij->j", rows, rows)
+        entry[2] += len(rows)
+        return entry
 
     def add(self, own, rows_to_move: np.ndarray, color: int,
             root_actions: np.ndarray | None = None) -> None:
@@ -141,26 +161,28 @@ class OwnershipMean:
         `root_actions`: the root move each row descends from (-1: the root itself)."""
         sign = np.where(rows_to_move == color, 1.0, -1.0)
         rows = np.asarray(own, np.float64).reshape(len(sign), -1) * sign[:, None]
-        total = rows.sum(axis=0)
-        if self._sum is None:
-            self._sum = np.zeros_like(total)
-        self._sum += total
-        self._n += len(sign)
+        self._all = self._tally(self._all, rows)
         if root_actions is None:
             return
         for a in np.unique(root_actions[root_actions >= 0]):
-            mine = root_actions == a
-            entry = self._by_action.setdefault(int(a), [np.zeros_like(total), 0])
-            entry[0] += rows[mine].sum(axis=0)
-            entry[1] += int(mine.sum())
+            a = int(a)
+            self._by_action[a] = self._tally(self._by_action.get(a), rows[root_actions == a])
 
     def mean(self) -> np.ndarray | None:
         """[W*H], or None before any leaf with ownership was evaluated."""
-        if self._sum is None or self._n == 0:
-            return None
-        return self._sum / self._n
+        return None if self._all is None else self._all[0] / self._all[2]
 
     def mean_after(self, action: int) -> np.ndarray | None:
         """[W*H] averaged over the leaves under root move `action`, None if none had any."""
         entry = self._by_action.get(action)
-        return None if entry is None else entry[0] / entry[1]
+        return None if entry is None else entry[0] / entry[2]
+
+    def stdev(self, action: int | None = None) -> np.ndarray | None:
+        """[W*H] standard deviation of the ownership over the leaves (under root move `action`
+        when given) whose mean `mean` (`mean_after`) is; None when there is none or the
+        leaves were counted without `spread`."""
+        entry = self._all if action is None else self._by_action.get(action)
+        if entry is None or entry[1] is None:
+            return None
+        mean = entry[0] / entry[2]
+        return np.sqrt(np.maximum(entry[1] / entry[2] - mean * mean, 0.0))

@@ -21,12 +21,13 @@ from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
 from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
-from engine.rules.coords import action_from_point, format_vertex, neighbours, point_from_action
+from engine.rules.coords import format_vertex, neighbours, point_from_action
 from engine.rules.free_handicap import free_handicap_points
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS, Rules
 from engine.rules.seki import seki_stones
 from engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
+from engine.search.bans import MoveBan, ban_table
 from engine.search.driver import Search
 from engine.search.limits import SearchLimits
 from engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
@@ -76,8 +77,8 @@ class Engine:
         self._resign = ResignWatch()
         self._setup: tuple[tuple[int, ...], tuple[int, ...], int] | None = None
         self._dead = DeadStones()
-        self._root_limit: bytes | None = None  # the root moves the tree was searched with
-        #                                        (_run), None = all
+        self._bans: np.ndarray | None = None  # the move bans the tree was searched with
+        #                                       (_run; engine/search/bans.py), None = none
         self._warm = threading.Event()  # cleared while a background warm-up runs
         self._warm.set()
         self._warm_error: BaseException | None = None
@@ -189,7 +190,7 @@ class Engine:
     # ---- game changes (each one keeps or resets the search tree) ----------------------------
     def _reset(self) -> None:
         self.search.reset()
-        self._root_limit = None
+        self._bans = None
         self._resign.reset()
 
     def set_size(self, width: int, height: int) -> None:
@@ -259,12 +260,13 @@ class Engine:
         self.search.clear_cache()
 
     def _follow_move(self) -> None:
-        if not self.config.tree_reuse:
-            self.search.reset()
+        if not self.config.tree_reuse or (self._bans is not None and self._bans.max() > 1):
+            self.search.reset()  # bans below the root shaped the subtrees: none is kept
+            self._bans = None
             return
         had_tree = self.search.has_tree
         reused = self.search.update_with_move(self.game)
-        self._root_limit = None  # the kept subtree was searched below a root: with every move
+        self._bans = None  # the kept subtree was searched below a root: with every move
         if self.config.report_reuse and had_tree:
             self.log(f"tree reuse: {reused} visits kept")
 
@@ -324,7 +326,7 @@ class Engine:
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
-        playouts = self._run(color, limits, self._cleanup_moves(color) if cleanup else None,
+        playouts = self._run(color, limits, self._cleanup_bans(color) if cleanup else None,
                              stop=stop, on_update=update, interval=interval)
         stats = self.search.root_stats()
         action = choose_action(stats, cfg, self.game)
@@ -380,8 +382,9 @@ class Engine:
         return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
                             early_stop=cfg.early_stop and bank_time)
 
-    def _cleanup_moves(self, color: int) -> np.ndarray | None:
-        """The root moves permitted for a cleanup move (see genmove), None for all."""
+    def _cleanup_bans(self, color: int) -> np.ndarray | None:
+        """The move-ban table of a cleanup move (see genmove: only the root moves it permits),
+        None for all moves."""
         w, h = self.size
         col = self.game.board[B.ROW_COLOR]
         dead = [p for p in self.dead_stones() if col[p] != color]
@@ -394,7 +397,7 @@ class Engine:
         attacks = [p for p in on_board if p in targets]
         if not on_board:
             return None  # nothing but pass is legal
-        return self._permitted((), attacks or on_board)
+        return ban_table([MoveBan(color, frozenset(attacks or on_board), 1, allow=True)], w, h)
 
     # ---- analysis ----------------------------------------------------------------------------
     def snapshot(self, color: int, raw: bool = False, spread: bool = False) -> AnalysisSnapshot:
@@ -428,13 +431,14 @@ class Engine:
 
     @_after_warm_up
     def analyze(self, color: int, on_update: Callable[[AnalysisSnapshot], None],
-                interval: float, stop: threading.Event, avoid=(), allow=None) -> None:
+                interval: float, stop: threading.Event, bans: tuple[MoveBan, ...] = ()) -> None:
         """Search and report every `interval` seconds until `stop` is set.
 
-        avoid / allow (points) restrict the root moves searched: never the avoided ones; only
-        the allowed ones when `allow` is given (pass stays possible if nothing else is left).
+        bans: KataGo's avoid / allow entries (engine/search/bans.py): a banned move is never
+        searched at the depths its entry names, for its player (at the root, pass stays
+        possible if nothing else is left).
         """
-        self._run(color, SearchLimits(), self._permitted(avoid, allow), stop=stop,
+        self._run(color, SearchLimits(), ban_table(bans, *self.size), stop=stop,
                   on_update=lambda: on_update(self.snapshot(color)), interval=interval)
         while not stop.wait(interval):  # tree full: keep reporting what we have
             on_update(self.snapshot(color))
@@ -443,48 +447,38 @@ class Engine:
     def analyze_position(self, visits: int = 0, seconds: float = 0.0,
                          stop: threading.Event | None = None,
                          on_update: Callable[[AnalysisSnapshot], None] | None = None,
-                         interval: float = 1.0, avoid=(), allow=None,
-                         root_temperature: float = 1.0, raw: bool = False,
-                         spread: bool = False) -> AnalysisSnapshot:
+                         interval: float = 1.0, bans: tuple[MoveBan, ...] = (),
+                         root_temperature: float = 1.0, wide_root_noise: float = 0.0,
+                         raw: bool = False, spread: bool = False) -> AnalysisSnapshot:
         """One search of the side to move's options, as a query of KataGo's analysis engine
         asks: until `visits` root visits or `seconds` (0: no such limit) or `stop`, reporting
-        every `interval` seconds; plays nothing and returns the final snapshot. avoid / allow
-        as in `analyze`; root_temperature > 1 flattens the root's priors (Search.run); raw,
-        spread: snapshots with the network's own root evaluation, with the ownership's
-        standard deviations (counted only when asked: Search.keep_ownership_spread)."""
+        every `interval` seconds; plays nothing and returns the final snapshot. bans as in
+        `analyze`; root_temperature > 1 flattens the root's priors, wide_root_noise adds
+        KataGo's random bonus to the root's children (Search.run); raw, spread: snapshots with
+        the network's own root evaluation, with the ownership's standard deviations (counted
+        only when asked: Search.keep_ownership_spread)."""
         color = self.to_move
         self.search.keep_ownership_spread(spread)
         update = None if on_update is None else (
             lambda: on_update(self.snapshot(color, raw, spread)))
         self._run(color, SearchLimits(visits=visits, seconds=seconds),
-                  self._permitted(avoid, allow), stop=stop, on_update=update, interval=interval,
-                  root_temperature=root_temperature)
+                  ban_table(bans, *self.size), stop=stop, on_update=update, interval=interval,
+                  root_temperature=root_temperature, wide_root_noise=wide_root_noise)
         return self.snapshot(color, raw, spread)
 
-    def _permitted(self, avoid, allow) -> np.ndarray | None:
-        """The root moves avoid/allow leave (bool per action, pass last), None for all."""
-        if not avoid and allow is None:
-            return None
-        w, h = self.size
-        permitted = np.ones(w * h + 1, np.bool_)
-        if allow is not None:
-            permitted[:] = False
-            permitted[[action_from_point(p, w, h) for p in allow]] = True
-        permitted[[action_from_point(p, w, h) for p in avoid]] = False
-        return permitted
-
-    def _run(self, color: int, limits: SearchLimits, allowed: np.ndarray | None = None,
+    def _run(self, color: int, limits: SearchLimits, bans: np.ndarray | None = None,
              **options) -> int:
-        """Search the game for `color` with the root moves limited to `allowed` (bool per
-        action, pass last; None: all); `options` go to Search.run. A tree searched with other
-        root moves starts afresh, as KataGo's does when the avoided moves change: its root visits
-        went to moves not allowed now or passed over moves that are, and would count toward
-        this search's limits."""
-        key = None if allowed is None else allowed.tobytes()
-        if key != self._root_limit:
+        """Search the game for `color` under the move-ban table `bans` (engine/search/bans.py;
+        None: none); `options` go to Search.run. A tree searched under other bans starts
+        afresh, as KataGo's does when the avoided moves change: its visits went to moves
+        banned now or passed over moves that are not, and would count toward this search's
+        limits."""
+        same = bans is None if self._bans is None else \
+            bans is not None and np.array_equal(bans, self._bans)
+        if not same:
             self.search.reset()
-            self._root_limit = key
-        return self.search.run(self.game, color, limits, allowed=allowed, **options)
+            self._bans = bans
+        return self.search.run(self.game, color, limits, bans=bans, **options)
 
     # ---- raw network output ----------------------------------------------------------------
     @property

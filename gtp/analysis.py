@@ -15,6 +15,7 @@ from typing import Callable
 
 from engine.rules.constants import PASS_POINT
 from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
+from engine.search.bans import MoveBan
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,8 @@ class Request:
     interval: float = DEFAULT_INTERVAL
     minmoves: int = 0
     maxmoves: int | None = None
-    avoid: set[int] = field(default_factory=set)  # points not to search (for `color`)
-    allow: set[int] | None = None  # if set, the only points to search (for `color`)
     flags: dict[str, bool] = field(default_factory=dict)
-    # (avoid|allow, colour, points, untildepth) as given; resolve_color keeps what applies
-    avoid_allow: list[tuple[str, int, set[int], int]] = field(default_factory=list)
+    bans: list[MoveBan] = field(default_factory=list)  # the avoid / allow entries, in order
 
 
 @dataclass
@@ -62,11 +60,7 @@ def parse_request(args: list[str], width: int, height: int, kata: bool) -> Reque
         if key in ("avoid", "allow"):
             if i + 3 >= len(args):
                 raise GtpError(SYNTAX_ERROR)
-            color = parse_color(args[i + 1])
-            if color is None:
-                raise GtpError(SYNTAX_ERROR)
-            points = _vertex_set(args[i + 2], width, height)
-            req.avoid_allow.append((key, color, points, parse_int(args[i + 3])))
+            req.bans.append(_ban(key, args[i + 1:i + 4], req.bans, width, height))
             i += 4
             continue
         if i + 1 >= len(args):
@@ -90,17 +84,24 @@ def parse_request(args: list[str], width: int, height: int, kata: bool) -> Reque
     return req
 
 
+def _ban(key: str, args: list[str], earlier: list[MoveBan], width: int,
+         height: int) -> MoveBan:
+    """`avoid|allow COLOR VERTICES UNTILDEPTH` as a MoveBan; a syntax error, as in KataGo, for
+    a depth below 1 and for an allow entry of a colour that has another entry."""
+    color = parse_color(args[0])
+    until_depth = parse_int(args[2])
+    if color is None or until_depth < 1:
+        raise GtpError(SYNTAX_ERROR)
+    allow = key == "allow"
+    if any(b.color == color and (allow or b.allow) for b in earlier):
+        raise GtpError(SYNTAX_ERROR)
+    return MoveBan(color, frozenset(_vertex_set(args[1], width, height)), until_depth, allow)
+
+
 def resolve_color(req: Request, default: int) -> None:
-    """Fix the analysed colour and keep the avoid/allow lists that apply to it at the root."""
+    """Fix the analysed colour: the side to move when the command names none."""
     if req.color is None:
         req.color = default
-    for kind, color, points, until_depth in req.avoid_allow:
-        if color != req.color or until_depth < 1:
-            continue
-        if kind == "avoid":
-            req.avoid |= points
-        else:
-            req.allow = points if req.allow is None else req.allow | points
 
 
 def _interval(text: str) -> float:
@@ -141,12 +142,11 @@ def lz_int(x: float) -> int:
 
 
 def shown_moves(snapshot, req: Request) -> list:
-    """Candidates to print: searched ones (plus up to minmoves), filtered, capped, best first."""
+    """Candidates to print: searched ones (plus up to minmoves), capped, best first (a snapshot
+    holds no root move the bans leave out)."""
     out = []
     for m in snapshot.moves:
         if m.visits <= 0 and len(out) >= req.minmoves:
-            continue
-        if m.point in req.avoid or (req.allow is not None and m.point not in req.allow):
             continue
         out.append(m)
         if req.maxmoves is not None and len(out) >= req.maxmoves:
@@ -235,7 +235,7 @@ def _stream(size: tuple[int, int], req: Request, kata: bool, search) -> Stream:
 def analyze_stream(engine, req: Request, kata: bool) -> Stream:
     """`*-analyze`: report until stopped by the next input line."""
     def search(reporter, stop):
-        engine.analyze(req.color, reporter, req.interval, stop, avoid=req.avoid, allow=req.allow)
+        engine.analyze(req.color, reporter, req.interval, stop, bans=tuple(req.bans))
     return _stream(engine.size, req, kata, search)
 
 

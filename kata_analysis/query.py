@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from engine.rules.constants import BLACK, PASS_POINT, WHITE
 from engine.rules.coords import parse_vertex, point_from_xy
 from engine.rules.rulesets import PRESETS, Rules, rules_by_name, rules_from_kata_json
+from engine.search.bans import MoveBan
 from kata_analysis.settings import KEYS, AnalysisSettings, parse_value
 
 MAX_SIZE = 25  # the engine's largest board
@@ -34,6 +35,7 @@ NOT_HONOURED = {  # fields read but only partly honoured: a warning says how
 OVERRIDABLE = {"maxVisits", "maxTime", "reportAnalysisWinratesAs", "wideRootNoise",
                "rootPolicyTemperature", "analysisPVLen"}
 PRIORITY_LIMIT = 1 << 62
+MAX_UNTIL_DEPTH = 1_000_000_000  # KataGo's bound on avoidMoves / allowMoves' untilDepth
 COLORS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 
 
@@ -84,14 +86,13 @@ class Query:
     pv_visits: bool = False
     report_every: float | None = None
     first_report_after: float | None = None
-    avoid: dict[int, set[int]] = field(default_factory=dict)  # colour -> points at the root
-    allow: dict[int, set[int]] = field(default_factory=dict)
+    bans: list[MoveBan] = field(default_factory=list)  # avoidMoves / allowMoves, in order
 
     @property
     def root_temperature(self) -> float:
         """The temperature the root's priors are raised by: rootPolicyTemperature times the
-        flattening KataGo's wideRootNoise applies to the policy (KataGo's random bonus on
-        the selection values is not applied)."""
+        flattening KataGo's wideRootNoise applies to the policy (its other half, the random
+        bonus to the root children's utilities, is the search's wide_root_noise)."""
         return self.root_policy_temperature * (4.0 * self.wide_root_noise + 1.0)
 
 
@@ -210,22 +211,25 @@ def _rules(data: dict) -> Rules:
     raise QueryError("rules", f"could not parse rules: {json.dumps(spec)[:200]}")
 
 
-def _root_limits(data: dict, key: str, width: int, height: int) -> dict[int, set[int]]:
-    """avoidMoves / allowMoves: the points each player may not (or only) play at the root."""
+def _bans(data: dict, key: str, width: int, height: int) -> list[MoveBan]:
+    """avoidMoves / allowMoves: the points a player may not (or only) play, at every node of
+    the search less than untilDepth plies below the root where that player is to move."""
     items = data.get(key, [])
     shape = "must be a list of dicts with subfields 'player', 'moves', 'untilDepth'"
     if not isinstance(items, list):
         raise QueryError(key, shape)
-    out: dict[int, set[int]] = {}
+    out: list[MoveBan] = []
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("moves"), list) \
-                or not _is_int(item.get("untilDepth")) or item["untilDepth"] < 1:
+                or not _is_int(item.get("untilDepth")) \
+                or not 1 <= item["untilDepth"] <= MAX_UNTIL_DEPTH:
             raise QueryError(key, shape)
         color = _player(item.get("player"), key)
-        if key == "allowMoves" and color in out:
+        allow = key == "allowMoves"
+        if allow and any(b.color == color for b in out):
             raise QueryError(key, "allowMoves takes at most one entry per player")
-        points = {parse_location(m, width, height, key) for m in item["moves"]}
-        out.setdefault(color, set()).update(points)
+        points = frozenset(parse_location(m, width, height, key) for m in item["moves"])
+        out.append(MoveBan(color, points, item["untilDepth"], allow))
     return out
 
 
@@ -327,8 +331,8 @@ def parse_query(qid: str, data: dict, defaults: AnalysisSettings, warnings: list
                                        query.report_every)
     if "avoidMoves" in data and "allowMoves" in data:
         raise QueryError("allowMoves", "cannot specify both allowMoves and avoidMoves")
-    query.avoid = _root_limits(data, "avoidMoves", width, height)
-    query.allow = _root_limits(data, "allowMoves", width, height)
+    query.bans = _bans(data, "avoidMoves" if "avoidMoves" in data else "allowMoves", width,
+                       height)
     _overrides(data, query, warnings)
     if query.max_visits > visit_capacity:
         warnings.append(("maxVisits", f"the search stops when its tree is full, at about "

@@ -59,11 +59,9 @@ class Worker:
             def on_update(snap):
                 if snap.root_visits and not task.stop.is_set():
                     self.emit(answer(q, task.turn, color, snap, True, hashes))
-        avoid = q.avoid.get(color, ())
-        allow = q.allow.get(color)
         snap = engine.analyze_position(q.max_visits, q.max_time, task.stop, on_update,
-                                       interval or 1.0, avoid, allow, q.root_temperature,
-                                       raw=True,
+                                       interval or 1.0, tuple(q.bans), q.root_temperature,
+                                       q.wide_root_noise, raw=True,
                                        spread=q.ownership_stdev or q.moves_ownership_stdev)
         if snap.root_visits == 0:
             self.emit(no_result(q.id, task.turn))

@@ -36,7 +36,8 @@ def test_batch_and_cache_size_per_evaluator_kind():
 
 def test_kernel_params_follow_the_index_enums():
     per_search = dict(komi=6.5, score_center=0.0, sqrt_area=9.0, root_fpu_reduction=0.0,
-                      ucb1=True, suicide=False, max_depth=340, history=True, exact_end=True)
+                      ucb1=True, suicide=False, max_depth=340, history=True, exact_end=True,
+                      wide_root_noise=0.25, ban_depth=3)
     cfg = SearchConfig(c_puct=1.5, batch_size=12, max_collisions=0)
     fp, ip = cfg.kernel_params(**per_search)
     assert [p.value for p in FloatParam] == list(range(len(fp)))
@@ -46,6 +47,7 @@ def test_kernel_params_follow_the_index_enums():
     assert ip[IntParam.batch_size] == 12 and ip[IntParam.max_depth] == 340
     assert (ip[IntParam.ucb1], ip[IntParam.suicide], ip[IntParam.history],
             ip[IntParam.exact_end]) == (1, 0, 1, 1)
+    assert fp[FloatParam.wide_root_noise] == 0.25 and ip[IntParam.ban_depth] == 3
     assert ip[IntParam.max_collisions] == 1  # at least one collision is allowed
     with pytest.raises(ValueError):
         cfg.kernel_params(komi_typo=7.5, **per_search)

@@ -12,6 +12,7 @@ from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluat
 from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
 from engine.rules.coords import action_from_point, parse_vertex
 from engine.rules.rulesets import PRESETS
+from engine.search.bans import MoveBan
 from engine.timecontrol import TimeSettings
 
 FAST = EngineConfig(playouts=64, seconds=0)
@@ -137,12 +138,12 @@ def _analyse(e, color, seconds=0.4, **kw):
 def test_avoid_and_allow_restrict_the_root_search():
     e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
     avoid = {parse_vertex(v, 5, 5) for v in ("C3", "B2", "D4")}
-    snap = _analyse(e, BLACK, avoid=avoid)
+    snap = _analyse(e, BLACK, bans=(MoveBan(BLACK, frozenset(avoid), 1),))
     searched = {m.point for m in snap.moves if m.visits > 0}
     assert searched and not searched & avoid
     assert snap.root_visits > 50
     allow = {parse_vertex(v, 5, 5) for v in ("A1", "E5")}
-    snap = _analyse(e, BLACK, allow=allow)
+    snap = _analyse(e, BLACK, bans=(MoveBan(BLACK, frozenset(allow), 1, allow=True),))
     assert {m.point for m in snap.moves if m.visits > 0} == allow
     # the restriction is for that analysis only: the game's legal moves are untouched
     assert e.game.legal_mask(BLACK).sum() == 26
@@ -172,11 +173,13 @@ def test_restricted_and_unrestricted_searches_do_not_share_root_visits():
     e = Engine(5, 5, 0.5, evaluator=_Favourite(action_from_point(c3, 5, 5)),
                config=EngineConfig(visits=100, seconds=0, report_moves=False))
     e.warm_up()  # compiling would eat the analysis time
-    snap = _analyse(e, BLACK, avoid={c3})  # longer than a genmove: it must not decide it
+    avoid = (MoveBan(BLACK, frozenset({c3}), 1),)
+    snap = _analyse(e, BLACK, bans=avoid)  # longer than a genmove: it must not decide it
     assert snap.root_visits > 100 and c3 not in {m.point for m in snap.moves if m.visits}
     assert e.genmove(BLACK, commit=False) == c3
     allow = {parse_vertex(v, 5, 5) for v in ("A1", "E5")}
-    snap = _analyse(e, BLACK, seconds=0.2, allow=allow)  # none of the genmove's visits
+    only = (MoveBan(BLACK, frozenset(allow), 1, allow=True),)
+    snap = _analyse(e, BLACK, seconds=0.2, bans=only)  # none of the genmove's visits
     assert snap.root_visits == 1 + sum(m.visits for m in snap.moves)
     assert {m.point for m in snap.moves} == allow
 
@@ -184,7 +187,8 @@ def test_restricted_and_unrestricted_searches_do_not_share_root_visits():
 def test_allow_list_of_illegal_points_leaves_pass():
     e = Engine(5, 5, 0.5, evaluator=UniformEvaluator(), config=FAST)
     e.play(BLACK, parse_vertex("C3", 5, 5))
-    snap = _analyse(e, WHITE, seconds=0.2, allow={parse_vertex("C3", 5, 5)})
+    only = (MoveBan(WHITE, frozenset({parse_vertex("C3", 5, 5)}), 1, allow=True),)
+    snap = _analyse(e, WHITE, seconds=0.2, bans=only)
     assert [m.point for m in snap.moves if m.visits > 0] == [PASS_POINT]
 
 

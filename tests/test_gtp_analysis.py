@@ -7,9 +7,10 @@ import threading
 import pytest
 
 from engine.engine import Engine
-from engine.rules.constants import BLACK, WHITE
+from engine.rules.constants import BLACK, PASS_POINT, WHITE
 from engine.rules.coords import parse_vertex
 from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
+from engine.search.bans import MoveBan
 from gtp import analysis
 from gtp.analysis import Request, format_kata, format_lz, parse_request
 from gtp.commands import Commands
@@ -67,12 +68,9 @@ def test_kata_ownership():
     assert format_kata(snap, Request(), 2, 2) == ""
 
 
-def test_minmoves_maxmoves_avoid_allow():
+def test_minmoves_maxmoves():
     assert format_lz(SNAP, Request(minmoves=3), 19, 19).count("info move") == 3
     assert format_lz(SNAP, Request(maxmoves=1), 19, 19).count("info move") == 1
-    line = format_lz(SNAP, Request(avoid={pt("D4")}), 19, 19)
-    assert line.startswith("info move Q16") and "order 0" in line
-    assert format_lz(SNAP, Request(allow={pt("D4")}), 19, 19).count("info move") == 1
 
 
 def test_parse_request():
@@ -82,16 +80,24 @@ def test_parse_request():
     assert req.color is None and req.interval == 0.25
     req = parse_request(["w", "interval", "10", "minmoves", "3", "maxmoves", "5"], 19, 19, False)
     assert (req.color, req.interval, req.minmoves, req.maxmoves) == (WHITE, 0.1, 3, 5)
-    req = parse_request(["b", "10", "avoid", "b", "d4,q16,a1:b2", "1", "allow", "w", "c3", "1"],
-                        19, 19, kata=False)
+    req = parse_request(["b", "10", "avoid", "b", "d4,q16,a1:b2", "1", "allow", "w", "c3", "4",
+                         "avoid", "b", "pass", "2"], 19, 19, kata=False)
     analysis.resolve_color(req, WHITE)
-    assert req.avoid == {pt(v) for v in ("D4", "Q16", "A1", "A2", "B1", "B2")}
-    assert req.allow is None  # the allow list is for white, black is analysed
+    assert req.color == BLACK
+    assert req.bans == [  # every entry is kept, the other colour's too: it bans deeper down
+        MoveBan(BLACK, frozenset(pt(v) for v in ("D4", "Q16", "A1", "A2", "B1", "B2")), 1),
+        MoveBan(WHITE, frozenset({pt("C3")}), 4, allow=True),
+        MoveBan(BLACK, frozenset({PASS_POINT}), 2)]
     req = parse_request(["b", "10", "rootInfo", "true", "ownership", "true"], 19, 19, kata=True)
     assert req.flags == {"rootInfo": True, "ownership": True}
     for bad, kata in ((["b", "x"], False), (["b", "10", "rootInfo", "true"], False),
                       (["b", "10", "ownership", "yes"], True), (["b", "-5"], False),
-                      (["b", "10", "avoid", "b", "zz9", "1"], False), (["b", "interval"], False)):
+                      (["b", "10", "avoid", "b", "zz9", "1"], False), (["b", "interval"], False),
+                      (["b", "avoid", "b", "d4", "0"], False),  # KataGo's: depth 1 or more
+                      # KataGo's: an allow entry is a colour's only entry
+                      (["b", "avoid", "w", "d4", "1", "allow", "w", "c3", "1"], True),
+                      (["b", "allow", "w", "d4", "1", "allow", "w", "c3", "1"], True),
+                      (["b", "allow", "w", "d4", "1", "avoid", "w", "c3", "1"], True)):
         with pytest.raises(GtpError, match="syntax error"):
             parse_request(bad, 19, 19, kata=kata)
 
@@ -100,7 +106,7 @@ def test_parse_request():
 class ScriptedEngine(Engine):
     """A real game record with a scripted search: one more visit per report."""
 
-    def analyze(self, color, on_update, interval, stop, avoid=(), allow=None):
+    def analyze(self, color, on_update, interval, stop, bans=()):
         n = 0
         while True:
             n += 1

@@ -36,7 +36,8 @@ def test_a_point_distribution_is_the_plain_atan():
 def test_score_utility_weighs_the_spread():
     fp = np.array(SearchConfig().kernel_params(komi=7.0, score_center=3.0, sqrt_area=19.0,
                                                ucb1=False, suicide=False, max_depth=20,
-                                               history=False, exact_end=False)[0])
+                                               history=False, exact_end=False,
+                                               wide_root_noise=0.0, ban_depth=0)[0])
     table = expected_atan_table()
 
     def point(mean, center):  # the utility of a known final score

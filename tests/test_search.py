@@ -13,6 +13,7 @@ from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
 from engine.search import driver as search_module
 from engine.search import tree as T
+from engine.search.bans import root_only
 from engine.search.buffers import KIND_EVAL, KIND_EVAL_END
 from engine.search.config import SearchConfig
 from engine.search.driver import Search, root_moves
@@ -86,7 +87,7 @@ def test_a_root_first_searched_under_a_restriction_keeps_every_legal_move():
     s = Search(UniformEvaluator(), SMALL)
     allowed = np.zeros(26, np.bool_)
     allowed[[0, 12]] = True
-    s.run(g, BLACK, SearchLimits(playouts=100), allowed=allowed)
+    s.run(g, BLACK, SearchLimits(playouts=100), bans=root_only(allowed, BLACK))
     assert set(_visited(s)) == {0, 12}
     s.run(g, BLACK, SearchLimits(playouts=400))
     st = s.root_stats()

@@ -21,6 +21,7 @@ from engine.rules.constants import MOVE_OK
 from engine.rules.coords import parse_vertex, point_from_action
 from engine.rules.game import GameState
 from engine.search import tree as T
+from engine.search.bans import MoveBan, ban_table
 from engine.search.config import SearchConfig
 from engine.search.driver import Search
 from engine.search.limits import SearchLimits, root_visit_gap
@@ -41,21 +42,25 @@ def tree_arrays(search: Search) -> dict[str, list]:
 
 
 def trace() -> dict:
-    """A search of a position with a score lead to centre on, its most visited move followed
-    into the subtree (tree reuse), and a second search re-centring the reused sums."""
+    """A search of a position with a score lead to centre on and wideRootNoise's bonus, its
+    most visited move followed into the subtree (tree reuse), and a second search re-centring
+    the reused sums, under move bans for both players down to depth 3."""
     game = GameState(SIZE, SIZE, 6.5)
     for color, vertex in ((1, "D4"), (2, "C5"), (1, "E5"), (2, "E3")):
         assert game.play(color, parse_vertex(vertex, SIZE, SIZE)) == MOVE_OK
     search = Search(SkewedEvaluator(SIZE * SIZE + 1, spread=0.6, score_per_value=8.0), SMALL,
                     seed=5)
-    out = {"first": int(search.run(game, game.to_move, SearchLimits(playouts=96)))}
+    out = {"first": int(search.run(game, game.to_move, SearchLimits(playouts=96),
+                                   wide_root_noise=0.3))}
     out["gap"] = int(root_visit_gap(search.tree, search.root_legal))
     stats = search.root_stats()
     best = int(stats.actions[np.argmax(stats.visits)])
     out["pv"] = [int(a) for a in search.principal_variation(best)]
     assert game.play(game.to_move, point_from_action(best, SIZE, SIZE)) == MOVE_OK
     out["reused"] = int(search.update_with_move(game))
-    out["second"] = int(search.run(game, game.to_move, SearchLimits(playouts=64)))
+    line = frozenset(point_from_action(a, SIZE, SIZE) for a in out["pv"][1:4])
+    bans = ban_table([MoveBan(1, line, 3), MoveBan(2, line, 2)], SIZE, SIZE)
+    out["second"] = int(search.run(game, game.to_move, SearchLimits(playouts=64), bans=bans))
     out["tree"] = tree_arrays(search)
     return out
 

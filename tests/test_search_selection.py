@@ -81,8 +81,10 @@ def test_selection_matches_katago_formulas():
         depth = int(rng.integers(1, 4))
         fp, ip = SearchConfig().kernel_params(komi=7.0, score_center=rng.uniform(-5, 5),
                                              sqrt_area=3.0, ucb1=False, suicide=False,
-                                             max_depth=20, history=False, exact_end=False)
+                                             max_depth=20, history=False, exact_end=False,
+                                             wide_root_noise=0.0, ban_depth=0)
         fp, ip = np.array(fp), np.array(ip)
         chosen = _select_child(t, node, depth, np.zeros(ACTIONS, np.float32),
-                               np.ones(ACTIONS, np.bool_), fp, ip, expected_atan_table())
+                               np.ones(ACTIONS, np.bool_), np.zeros((3, ACTIONS), np.int64),
+                               fp, ip, expected_atan_table())
         assert chosen == _reference(t, node, depth, fp), seed

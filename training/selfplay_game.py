@@ -52,6 +52,7 @@ from engine.evaluators.rollout import RolloutEvaluator, area_owner
 from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import point_from_action
 from engine.rules.rulesets import rules_by_name
+from engine.search.bans import root_only
 from engine.search.config import SearchConfig
 from engine.search.driver import root_moves
 from engine.search.gumbel import gumbel_search
@@ -341,7 +342,8 @@ def _puct_move(engine, allowed, visits, noise, alpha_scale, sample, rng):
     root noise): visit counts are the target; the move is drawn from them (temperature 1) or
     the most visited."""
     engine.search.run(engine.game, engine.to_move, SearchLimits(visits=visits),
-                      noise_weight=noise, noise_alpha_scale=alpha_scale, allowed=allowed)
+                      noise_weight=noise, noise_alpha_scale=alpha_scale,
+                      bans=root_only(allowed, engine.to_move))
     stats = engine.search.root_stats()
     counts = stats.visits.astype(np.float64)
     pi = np.zeros(engine.size[0] * engine.size[1] + 1)

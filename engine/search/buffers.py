@@ -42,8 +42,9 @@ class SearchBuffers(NamedTuple):
     root_points: np.ndarray  # int64 [HISTORY_MOVES]: its recent moves, most recent first
     root_colors: np.ndarray  # int64 [HISTORY_MOVES]: their colours (0 = none)
     root_prior: np.ndarray  # float32 [A]: root priors the search uses (noise included)
-    root_legal: np.ndarray  # bool [A]: root actions this search may take (superko, analysis
-    #                         restrictions); the root's edges hold every legal move
+    root_legal: np.ndarray  # bool [A]: root actions this search may take (superko, the bans'
+    #                         root row); the root's edges hold every legal move
+    bans: np.ndarray  # int64 [3, A]: the moves banned by colour and depth (engine/search/bans.py)
     # the rows handed to the evaluator (the PositionBatch's own arrays, see its docstring)
     boards: np.ndarray  # int64 [Bt, NUM_ROWS, n]
     history: np.ndarray  # int64 [Bt, HISTORY_BOARDS, NUM_ROWS, n]
@@ -90,6 +91,7 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
         root_board=root.boards[0], root_history=root.history_boards[0],
         root_points=root.recent_points[0], root_colors=root.recent_colors[0],
         root_prior=np.zeros(a, np.float32), root_legal=np.zeros(a, np.bool_),
+        bans=np.zeros((3, a), np.int64),
         cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
         cache_policy=np.zeros((cs, a), np.float32),
         cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),

@@ -40,6 +40,8 @@ class FloatParam(_Index):
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
+    wide_root_noise = auto()  # per search: KataGo's wideRootNoise, a random utility bonus
+    #                           for root children in the root player's favour (0: none)
 
 
 class IntParam(_Index):
@@ -54,6 +56,8 @@ class IntParam(_Index):
     exact_end = auto()  # per search: two passes are scored as the board stands (the rules
     #                     make dead stones be captured, as Tromp-Taylor's do); else the
     #                     search plays on from it until the dead stones are gone
+    ban_depth = auto()  # per search: the deepest ban of the move-ban table (engine/search/
+    #                     bans.py): below the root, nodes this shallow check it (0: none)
 
 
 @dataclass(frozen=True)

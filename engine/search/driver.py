@@ -29,6 +29,7 @@ from engine.rules import board as B
 from engine.rules.coords import action_from_point
 from engine.search import tree as T
 from engine.search.backup import expand_and_backup
+from engine.search.bans import allowed_at_root
 from engine.search.buffers import KIND_STORED, OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
 from engine.search.config import FloatParam, IntParam, SearchConfig
 from engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
@@ -259,20 +260,24 @@ class Search:
     def run(self, game, color: int, limits: SearchLimits, stop=None, on_update=None,
             interval: float = 1.0, noise_weight: float = 0.0,
             noise_alpha_scale: float = 0.03 * 361, pondering: bool = False,
-            root_temperature: float = 1.0, allowed: np.ndarray | None = None) -> int:
+            root_temperature: float = 1.0, bans: np.ndarray | None = None,
+            wide_root_noise: float = 0.0) -> int:
         """Search the position of `game` with `color` to move; returns new playouts.
 
         on_update() is called about every `interval` seconds; `stop` (an Event) ends early.
         pondering: a search that runs on the opponent's time (see _seed_search).
         root_temperature: the root's priors are raised to 1 / this power (1: as they are).
-        allowed: the root moves this search may take (bool per action, pass last; see
-        root_moves), None for every legal one; below the root every legal move stays.
+        bans: the moves banned by colour and depth (engine/search/bans.py; its root row as
+        root_moves applies it), None for none. wide_root_noise: KataGo's random utility bonus
+        for the root's children (engine/search/selection.py; 0: none).
         """
         self._seed_search(pondering)
         self._ensure_root(game, color)
         t = self.tree
         buf = self._buf
+        allowed = allowed_at_root(bans, color)
         buf.root_legal[:] = root_moves(game.legal_mask(color), allowed)
+        buf.bans[:] = 0 if bans is None else bans
         buf.root_prior[:] = 0
         self._prior_ready = False
         batch_row_from_game(self._root_batch, 0, game)  # fills buf.root_board, history, moves
@@ -284,7 +289,7 @@ class Search:
             self._setup_root_prior(noise_weight, noise_alpha_scale, root_temperature)
         for slot in self._slots:
             slot.batch.handicap_stones = game.handicap
-        fp, ip = self._kernel_params(game, noise_weight)
+        fp, ip = self._kernel_params(game, noise_weight, wide_root_noise, bans)
         self._fp = fp  # what root_stats reads the exploration factor with
         centred = self._set_score_center(fp)
         most = most_in_flight(limits, self.config, int(t.node_visits[self.root]),
@@ -362,7 +367,8 @@ class Search:
         B.seed_rng(int(numba_seq.generate_state(1)[0]))
         self.rng = np.random.default_rng(numpy_seq)
 
-    def _kernel_params(self, game, noise_weight: float) -> tuple[np.ndarray, np.ndarray]:
+    def _kernel_params(self, game, noise_weight: float, wide_root_noise: float = 0.0,
+                       bans: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The kernels' float and int parameter vectors for a search of `game`."""
         rules = game.rules
         per_search = dict(komi=game.komi + rules.handicap_bonus(game.handicap),
@@ -370,7 +376,8 @@ class Search:
                           ucb1=self.ucb1, suicide=rules.suicide,
                           exact_end=rules.scoring == "area" and not rules.friendly_pass_ok,
                           max_depth=T.max_depth_for(game.width, game.height),
-                          history=self.want_history)
+                          history=self.want_history, wide_root_noise=wide_root_noise,
+                          ban_depth=0 if bans is None else int(bans.max()))
         if noise_weight > 0:
             per_search["root_fpu_reduction"] = 0.0
         fp, ip = self.config.kernel_params(**per_search)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.search.bans import root_only
 from engine.search.driver import root_moves
 from engine.search.limits import SearchLimits
 
@@ -110,7 +111,8 @@ def gumbel_search(search, game, color: int, k: int, simulations: int,
     then every simulation is one playout restricted to one root move.
     """
     search.reset()
-    search.run(game, color, SearchLimits(playouts=1), allowed=allowed)  # prior and raw value
+    # the prior and raw value
+    search.run(game, color, SearchLimits(playouts=1), bans=root_only(allowed, color))
     legal = root_moves(game.legal_mask(color), allowed)
     n_actions = len(legal)
     stats = search.root_stats()
@@ -135,7 +137,7 @@ def gumbel_search(search, game, color: int, k: int, simulations: int,
         for a in candidates[:take]:
             only = np.zeros(n_actions, np.bool_)
             only[a] = True
-            search.run(game, color, SearchLimits(playouts=1), allowed=only)
+            search.run(game, color, SearchLimits(playouts=1), bans=root_only(only, color))
             child = search.root_stats()
             visits[a] = int(child.visits[0])
             q[a] = float(child.value[0])

@@ -55,38 +55,47 @@ def exploration_scale(t, node, mean, fp):
 
 
 @njit(cache=True)
-def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
-    """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges.
+def _select_child(t, node, depth, root_prior, root_legal, bans, fp, ip, score_table):
+    """Edge index maximising Q + U (PUCT) or UCB1 among the node's edges; -1 when the bans
+    (engine/search/bans.py) leave the node no move.
 
     Edges with a child come first (tree.attach_child), then the unvisited edge with the
     highest prior: of the unvisited ones only it can win PUCT (they share the FPU value). The
-    root scans all edges since its priors (noise) and legality (superko) are its own. UCB1
-    takes a random unvisited edge before revisiting anything.
+    root scans all edges since its priors (noise) and legality (superko, its bans) are its
+    own, and so does a node the bans reach (less than ip[ban_depth] plies down), skipping the
+    moves banned for its side to move. UCB1 takes a random unvisited edge before revisiting
+    anything. At the root, PUCT adds KataGo's wideRootNoise: half of the times a child is
+    weighed, fp[wide_root_noise] x |a normal draw| to its utility.
     """
     is_root = depth == 0
+    banned = not is_root and depth < ip[IntParam.ban_depth]
+    mover = t.node_to_move[node]
     start = t.node_edge_start[node]
     end = start + t.node_num_edges[node]
     mid = start + t.node_num_children[node]
     if ip[IntParam.ucb1] != 0:
         if mid < end:
-            if not is_root:
+            if not is_root and not banned:
                 return mid + np.random.randint(end - mid)
-            legal_unvisited = 0
+            open_unvisited = 0
             for j in range(mid, end):
-                if root_legal[t.edge_action[j]]:
-                    legal_unvisited += 1
-            if legal_unvisited > 0:
-                r = np.random.randint(legal_unvisited)
+                a = t.edge_action[j]
+                if root_legal[a] if is_root else bans[mover, a] <= depth:
+                    open_unvisited += 1
+            if open_unvisited > 0:
+                r = np.random.randint(open_unvisited)
                 for j in range(mid, end):
-                    if root_legal[t.edge_action[j]]:
+                    a = t.edge_action[j]
+                    if root_legal[a] if is_root else bans[mover, a] <= depth:
                         if r == 0:
                             return j
                         r -= 1
         log_n = np.log(max(t.node_visits[node] + t.node_virtual[node], 1))
         best = -1e30
-        best_j = start
+        best_j = -1
         for j in range(start, mid):
-            if is_root and not root_legal[t.edge_action[j]]:
+            a = t.edge_action[j]
+            if (is_root and not root_legal[a]) or (banned and bans[mover, a] > depth):
                 continue
             c = t.edge_child[j]
             n = t.node_sel[c, 0]
@@ -117,19 +126,24 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
     red = fp[FloatParam.root_fpu_reduction] if is_root else fp[FloatParam.fpu_reduction]
     fpu = weight * mean + (1.0 - weight) * own - red * np.sqrt(mass)
     scale = exploration_scale(t, node, mean, fp)
+    noise = fp[FloatParam.wide_root_noise] if is_root else 0.0
     best = -1e30
-    best_j = start
+    best_j = -1
     for j in range(start, mid):
+        a = t.edge_action[j]
         if is_root:
-            a = t.edge_action[j]
             if not root_legal[a]:
                 continue
             p = root_prior[a]
         else:
+            if banned and bans[mover, a] > depth:
+                continue
             p = t.edge_prior[j]
         c = t.edge_child[j]
         n = t.node_sel[c, 0]
         q = t.node_sel[c, 1] / n if n > 0 else fpu
+        if noise > 0.0 and np.random.random() < 0.5:
+            q += noise * abs(np.random.standard_normal())
         s = q + scale * p / (1.0 + n)
         if s > best:
             best = s
@@ -143,11 +157,20 @@ def _select_child(t, node, depth, root_prior, root_legal, fp, ip, score_table):
                 if root_legal[a] and root_prior[a] > top:
                     top = root_prior[a]
                     top_j = j
+        elif banned:
+            for j in range(mid, end):
+                if bans[mover, t.edge_action[j]] <= depth and t.edge_prior[j] > top:
+                    top = t.edge_prior[j]
+                    top_j = j
         else:
             top = t.edge_prior[mid]
             top_j = mid
-        if top_j < end and fpu + scale * top > best:
-            best_j = top_j
+        if top_j < end:
+            q = fpu
+            if noise > 0.0 and np.random.random() < 0.5:
+                q += noise * abs(np.random.standard_normal())
+            if q + scale * top > best:
+                best_j = top_j
     return best_j
 
 
@@ -232,8 +255,11 @@ def select_batch(fp, ip, *arrays):
             if st != T.EXPANDED or depth >= ip[IntParam.max_depth]:
                 kind = KIND_STORED
                 break
-            e = _select_child(t, node, depth, buf.root_prior, root_legal, fp, ip,
+            e = _select_child(t, node, depth, buf.root_prior, root_legal, buf.bans, fp, ip,
                               buf.score_table)
+            if e < 0:  # every move here is banned: the node's own evaluation stands for it
+                kind = KIND_STORED
+                break
             buf.path_actions[i, depth] = t.edge_action[e]
             child = t.edge_child[e]
             if child == T.NO_NODE:

@@ -65,6 +65,9 @@ class Evaluation:
     score_mean     [count] expected final score (KataGo's scoreMean), or None if the
                    evaluator does not tell it apart from the lead
     score_mean_sq  [count] expected squared final score (mean^2 + variance), or None
+    shortterm_error [count, 2] the net's predicted short-term error of its value and of its
+                   score in points (KataGo's shorttermWinlossError, shorttermScoreError), or
+                   None from an evaluator without such heads
     """
     policy: np.ndarray
     value: np.ndarray
@@ -72,6 +75,7 @@ class Evaluation:
     ownership: np.ndarray | None = None
     score_mean: np.ndarray | None = None
     score_mean_sq: np.ndarray | None = None
+    shortterm_error: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class Capabilities:
     #                          search keeps that many in flight on worker threads)
     network: bool = False  # has raw_model(): an ONNX network whose raw outputs kata-raw-nn shows
     optimistic_policy: bool = False  # mixes batch.policy_optimism of an optimistic policy head in
+    shortterm_error: bool = False  # its Evaluations carry shortterm_error (a net with the heads)
     precompile_kind: str | None = None  # its numba kernels that engine/precompile.py compiles
     #                                     on a cold start: `rollout`, a feature set, or None
 

@@ -176,6 +176,29 @@ def score_stats(score_raw: np.ndarray, probs: np.ndarray, names=KATAGO_V8_SCORE_
             "score_mean_sq": (mean * mean + stdev * stdev) * result, "lead": lead * result}
 
 
+def shortterm_errors(score_raw: np.ndarray, model: OnnxModel) -> np.ndarray | None:
+    """The net's predicted short-term errors [N, 2] (win/loss value, score in points) as
+    KataGo post-processes them (nneval.cpp, by model version); None for a net without those
+    heads (KataGo's supportsShorttermError: version 9 and up)."""
+    names = model.score_outputs
+    if "shortterm_winloss_error" not in names:
+        return None
+    m = model.multipliers
+    raw = score_raw.astype(np.float64)
+    wl = raw[:, names.index("shortterm_winloss_error")]
+    sc = raw[:, names.index("shortterm_score_error")]
+    version = int(model.meta.get("model_version", "10"))
+    if version >= 14:
+        wl_err = softplus(wl * 0.5) * np.sqrt(m["shortterm_value_error"])
+        sc_err = softplus(sc * 0.5) * np.sqrt(m["shortterm_score_error"])
+    elif version >= 10:
+        wl_err = np.sqrt(softplus(wl) * m["shortterm_value_error"])
+        sc_err = np.sqrt(softplus(sc) * m["shortterm_score_error"])
+    else:
+        wl_err, sc_err = softplus(wl), softplus(sc) * 10.0
+    return np.stack([wl_err, sc_err], axis=1)
+
+
 def ownership(raw: np.ndarray) -> np.ndarray:
     """Ownership in [-1, 1], +1 = the side to move owns the point."""
     return np.tanh(raw)
@@ -229,6 +252,7 @@ class NetOutputs:
     ownership: np.ndarray  # [N, H*W] in [-1, 1], +1 = the side to move owns the point
     score_mean: np.ndarray  # [N] expected final score
     score_mean_sq: np.ndarray  # [N] expected squared final score (mean^2 + variance)
+    shortterm_error: np.ndarray | None = None  # [N, 2] (shortterm_errors), None without the heads
 
 
 def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
@@ -241,18 +265,21 @@ def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result:
     stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
     return NetOutputs(policy_probs(logits, legal), probs, stats["lead"],
                       ownership(raw["ownership"]).reshape(probs.shape[0], -1),
-                      stats["score_mean"], stats["score_mean_sq"])
+                      stats["score_mean"], stats["score_mean_sq"],
+                      shortterm_errors(raw["score"], model))
 
 
 def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
                   optimism: float = 0.0) -> Evaluation:
     """The search's Evaluation from raw outputs in board orientation: value = win - loss,
-    score = lead in points, ownership flattened, the score mean and its second moment; all
-    for the side to move."""
+    score = lead in points, ownership flattened, the score mean and its second moment, the
+    short-term errors (nets with those heads); all for the side to move."""
     out = net_outputs(raw, legal, model, allow_no_result, optimism)
+    errors = None if out.shortterm_error is None else out.shortterm_error.astype(np.float32)
     return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
                       out.lead.astype(np.float32), out.ownership.astype(np.float32),
-                      out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32))
+                      out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32),
+                      errors)
 
 
 class OnnxEvaluator:
@@ -273,6 +300,8 @@ class OnnxEvaluator:
         self.capabilities = Capabilities(parallel_calls=parallel_calls, network=True,
                                          optimistic_policy="policy_optimistic"
                                          in model.output_names,
+                                         shortterm_error="shortterm_winloss_error"
+                                         in model.score_outputs,
                                          precompile_kind=model.feature_set)
         self.float_model = float_model  # the float32 file a quantized `model` was made from
         self._float: OnnxModel | None = None

@@ -42,23 +42,12 @@ class RawNN:
 
 def _shortterm(model, raw_score: np.ndarray) -> tuple[float, float, float]:
     """varTimeLeft and the short-term errors as KataGo post-processes them (nneval.cpp)."""
-    names = model.score_outputs
-    if "shortterm_winloss_error" not in names:
+    errors = oe.shortterm_errors(raw_score[None], model)
+    if errors is None:
         return -1.0, -1.0, -1.0
-    m = model.multipliers
-    col = {n: float(raw_score[i]) for i, n in enumerate(names)}
-    var_time = float(oe.softplus(col["vartime"])) * m["variance_time"]
-    wl, sc = col["shortterm_winloss_error"], col["shortterm_score_error"]
-    version = int(model.meta.get("model_version", "10"))
-    if version >= 14:
-        wl_err = float(oe.softplus(wl * 0.5)) * np.sqrt(m["shortterm_value_error"])
-        sc_err = float(oe.softplus(sc * 0.5)) * np.sqrt(m["shortterm_score_error"])
-    elif version >= 10:
-        wl_err = float(np.sqrt(oe.softplus(wl) * m["shortterm_value_error"]))
-        sc_err = float(np.sqrt(oe.softplus(sc) * m["shortterm_score_error"]))
-    else:
-        wl_err, sc_err = float(oe.softplus(wl)), float(oe.softplus(sc)) * 10.0
-    return var_time, wl_err, sc_err
+    names = model.score_outputs
+    var_time = float(oe.softplus(float(raw_score[names.index("vartime")])))
+    return var_time * model.multipliers["variance_time"], float(errors[0, 0]), float(errors[0, 1])
 
 
 def raw_nn(model, game, symmetry: int) -> RawNN:

@@ -33,7 +33,7 @@ def _rows(ev: Evaluation, lo: int, hi: int) -> Evaluation:
     def part(x):
         return None if x is None else x[lo:hi]
     return Evaluation(ev.policy[lo:hi], ev.value[lo:hi], ev.score[lo:hi], part(ev.ownership),
-                      part(ev.score_mean), part(ev.score_mean_sq))
+                      part(ev.score_mean), part(ev.score_mean_sq), part(ev.shortterm_error))
 
 
 class SharedBatcher:

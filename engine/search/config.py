@@ -40,6 +40,9 @@ class FloatParam(_Index):
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
+    uncertainty_coeff = auto()
+    uncertainty_exponent = auto()
+    uncertainty_max_weight = auto()
 
 
 class IntParam(_Index):
@@ -54,6 +57,8 @@ class IntParam(_Index):
     exact_end = auto()  # per search: two passes are scored as the board stands (the rules
     #                     make dead stones be captured, as Tromp-Taylor's do); else the
     #                     search plays on from it until the dead stones are gone
+    uncertainty = auto()  # per search: uncertainty weighting configured and the evaluator
+    #                       reports short-term errors (engine/search/uncertainty.py)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,14 @@ class SearchConfig:
     utility_stdev_prior: float = 0.40
     utility_stdev_prior_weight: float = 2.0
     utility_stdev_scale: float = 0.85
+    # KataGo's uncertainty-weighted playouts (useUncertainty), for nets with short-term error
+    # heads: each evaluation counts in every average and in PUCT's counts with weight
+    # coeff / (u ** exponent + coeff / max_weight), u its predicted utility error; a finished
+    # game with max_weight. Without the heads, or off, every evaluation weighs 1
+    uncertainty: bool = False
+    uncertainty_coeff: float = 0.25
+    uncertainty_exponent: float = 1.0
+    uncertainty_max_weight: float = 8.0
     fpu_reduction: float = 0.2  # unvisited child value = parent value - this * sqrt(visited mass)
     # ... where the parent value mixes the parent's own evaluation in while few children are
     # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)

@@ -13,6 +13,7 @@ import pytest
 from engine.evaluators.evaluator import Capabilities, Evaluation
 from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
 from engine.rules import board as B
+from engine.rules.constants import BLACK, WHITE
 from engine.rules.coords import parse_vertex, point_from_action
 from engine.rules.game import GameState
 from engine.rules.rulesets import PRESETS
@@ -21,6 +22,7 @@ from engine.search.config import FloatParam, SearchConfig
 from engine.search.driver import Search
 from engine.search.limits import SearchLimits
 from engine.search.scores import expected_atan_table, score_utility
+from engine.search.selection import exploration_scale
 from engine.search.uncertainty import weight_of_errors
 from launch.factory import engine_config
 from launch.flags import parse_flags
@@ -226,3 +228,42 @@ def test_exponent_other_than_one_powers_the_error():
     fp[FloatParam.uncertainty_exponent] = 0.5
     got = weight_of_errors(0.09, 0.0, 0.0, 0.0, fp)
     assert got == pytest.approx(COEFF / (math.sqrt(0.09) + COEFF / MAX_WEIGHT))
+
+
+def test_exploration_reads_weights_as_katago_does():
+    """exploration_scale against KataGo's getFpuValueForChildrenAssumeVisited and
+    getExploreScaling with weighted visits: cPUCT and its square-root factor from the
+    children's total weight, the utility spread from the parent's weight sum."""
+    rng = np.random.default_rng(11)
+    fp = _fp(9.0)
+    c = SearchConfig()
+    for _ in range(50):
+        t = T.new_tree(20, 200)
+        node = T.reset_tree(t, BLACK, 1)
+        T.expand_node(t, node, np.ones(10, np.bool_), np.full(10, 0.1, np.float32))
+        own_w, own_u = rng.uniform(0.2, 8), rng.uniform(-1, 1)
+        weight, u_sum, sq_sum = own_w, own_w * own_u, own_w * own_u ** 2
+        children_weight = 0.0
+        for _ in range(int(rng.integers(1, 5))):
+            e = int(t.node_edge_start[node] + t.node_num_children[node])
+            child = T.alloc_node(t, WHITE, 0)
+            T.attach_child(t, node, e, child)
+            k = int(rng.integers(1, 6))
+            ws, us = rng.uniform(0.2, 8, k), rng.uniform(-1, 1, k)
+            t.node_sel[child] = (ws.sum(), (ws * us).sum())
+            children_weight += ws.sum()
+            weight += ws.sum()
+            u_sum -= (ws * us).sum()
+            sq_sum += (ws * us * us).sum()
+        t.node_visits[node] = 99  # visits no longer enter: weights do
+        t.node_sel[node] = (weight, u_sum)
+        t.node_utility_sq[node] = sq_sum
+        mean = u_sum / weight
+        prior, pw = c.utility_stdev_prior, c.utility_stdev_prior_weight
+        stdev = prior if weight <= 1 else math.sqrt(max(0.0, (
+            (mean ** 2 + prior ** 2) * pw + sq_sum) / (pw + weight - 1) - mean ** 2))
+        factor = 1 + c.utility_stdev_scale * (stdev / prior - 1)
+        cpuct = c.c_puct + c.c_puct_log * math.log((children_weight + c.c_puct_base)
+                                                   / c.c_puct_base)
+        want = cpuct * math.sqrt(children_weight + 0.01) * factor
+        assert exploration_scale(t, node, mean, fp) == pytest.approx(want, rel=1e-12)

@@ -40,7 +40,7 @@ class FloatParam(_Index):
     dynamic_score_utility = auto()
     score_center = auto()  # per search: centre of the dynamic score utility (moves while searching)
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
-    uncertainty_coeff = auto()
+    uncertainty_coeff = auto()  # the weight of an evaluation (engine/search/uncertainty.py)
     uncertainty_exponent = auto()
     uncertainty_max_weight = auto()
 

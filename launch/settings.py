@@ -137,6 +137,40 @@ SETTINGS = (  # in --help order
             f"{SearchConfig.root_policy_optimism:g})", float, SearchConfig.root_policy_optimism,
             metavar="SHARE", low=0, high=1, field="search.root_policy_optimism", live=True,
             katago="rootpolicyoptimism"),
+    Setting("uncertainty", "KataGo's useUncertainty, for nets with short-term error heads "
+            "(KataGo's transformer nets; others ignore it): each evaluation counts in the "
+            "averages and PUCT's counts with a weight that falls as the net's predicted error "
+            "of its value and score grows, a finished game with the most weight (KataGo's GTP "
+            f"uses it; default {'on' if SearchConfig.uncertainty else 'off'})", bool,
+            SearchConfig.uncertainty, field="search.uncertainty"),
+    Setting("uncertainty-coeff", "its uncertaintyCoeff: weight = COEFF / (error ** exponent "
+            "+ COEFF / max weight), the error in units of utility (0.0001..1; default "
+            f"{SearchConfig.uncertainty_coeff:g})", float, SearchConfig.uncertainty_coeff,
+            metavar="COEFF", low=0.0001, high=1, field="search.uncertainty_coeff"),
+    Setting("uncertainty-exponent", "its uncertaintyExponent, the power of the error (0..2; "
+            f"default {SearchConfig.uncertainty_exponent:g})", float,
+            SearchConfig.uncertainty_exponent, metavar="POWER", low=0, high=2,
+            field="search.uncertainty_exponent"),
+    Setting("uncertainty-max-weight", "its uncertaintyMaxWeight, the weight of an evaluation "
+            "the net is sure of and of a finished game (1..100; default "
+            f"{SearchConfig.uncertainty_max_weight:g})", float,
+            SearchConfig.uncertainty_max_weight, metavar="WEIGHT", low=1, high=100,
+            field="search.uncertainty_max_weight"),
+    Setting("cpuct-utility-stdev-scale", "KataGo's cpuctUtilityStdevScale: PUCT's exploration "
+            "constant times 1 + SCALE (stdev / prior - 1), stdev the spread of the utilities "
+            "backed up through the node: more exploration where evaluations disagree (0..1, "
+            f"0 = a plain constant; default {SearchConfig.utility_stdev_scale:g}, KataGo's)",
+            float, SearchConfig.utility_stdev_scale, metavar="SCALE", low=0, high=1,
+            field="search.utility_stdev_scale"),
+    Setting("cpuct-utility-stdev-prior", "its cpuctUtilityStdevPrior, the spread assumed "
+            "before visits (1e-8..10; default "
+            f"{SearchConfig.utility_stdev_prior:g})", float, SearchConfig.utility_stdev_prior,
+            metavar="STDEV", low=1e-8, high=10, field="search.utility_stdev_prior"),
+    Setting("cpuct-utility-stdev-prior-weight", "its cpuctUtilityStdevPriorWeight, the "
+            "pseudo-visits of that prior (0..100; default "
+            f"{SearchConfig.utility_stdev_prior_weight:g})", float,
+            SearchConfig.utility_stdev_prior_weight, metavar="VISITS", low=0, high=100,
+            field="search.utility_stdev_prior_weight"),
     Setting("seed", "random seed (default 0)", int, 0, field="seed"),
     Setting("resign-threshold", "resign below this winrate (0 = never; default 0.05)", float,
             0.05, low=0, high=1, below_high=True, field="resign_threshold", live=True),

@@ -67,7 +67,7 @@ def test_batches_are_merged_and_each_gets_its_own_rows():
         assert ev.value.tolist() == tags and ev.score.tolist() == [-t for t in tags]
         assert ev.ownership.shape == (len(tags), 4) and ev.ownership[:, 0].tolist() == tags
         assert ev.no_result.tolist() == pytest.approx([t / 100 for t in tags])
-        assert ev.score_mean is None and ev.value_error is None
+        assert ev.score_mean is None and ev.shortterm_error is None
     total = 1 + sum(len(tags) for tags, _ in jobs)
     assert sum(n for _, n in fake.calls) == batcher.rows == total
     assert len(fake.calls) == batcher.calls == 3  # the blocker, then one call per komi

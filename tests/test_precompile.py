@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class FakeModel:
     feature_set = "katago-v7"
     output_names = ("policy", "value", "score", "ownership")
+    score_outputs = ("scoremean", "scorestdev", "lead", "vartime")
 
 
 def test_each_evaluator_declares_the_kernels_to_precompile():

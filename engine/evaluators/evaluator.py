@@ -65,11 +65,14 @@ class Evaluation:
     score_mean     [count] expected final score (KataGo's scoreMean), or None if the
                    evaluator does not tell it apart from the lead
     score_mean_sq  [count] expected squared final score (mean^2 + variance), or None
+    shortterm_error [count, 2] the net's predicted short-term error of its value and of its
+                   score in points (KataGo's shorttermWinlossError, shorttermScoreError), or
+                   None from an evaluator without such heads
     no_result      [count] probability of no result (a network's third value output), or None
-    var_time_left, value_error, score_error
-                   [count] a network's KataGo varTimeLeft and short-term errors of the
-                   value and of the score, or None for evaluators (nets) without those heads
-    The fields after `score` are what analysis reports of the root's own evaluation.
+    var_time_left  [count] a network's KataGo varTimeLeft, or None (nets without the
+                   short-term heads)
+    The search weighs playouts by shortterm_error (engine/search/uncertainty.py); the other
+    fields after `score` are what analysis reports of the root's own evaluation.
     """
     policy: np.ndarray
     value: np.ndarray
@@ -77,10 +80,9 @@ class Evaluation:
     ownership: np.ndarray | None = None
     score_mean: np.ndarray | None = None
     score_mean_sq: np.ndarray | None = None
+    shortterm_error: np.ndarray | None = None
     no_result: np.ndarray | None = None
     var_time_left: np.ndarray | None = None
-    value_error: np.ndarray | None = None
-    score_error: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class Capabilities:
     #                          search keeps that many in flight on worker threads)
     network: bool = False  # has raw_model(): an ONNX network whose raw outputs kata-raw-nn shows
     optimistic_policy: bool = False  # mixes batch.policy_optimism of an optimistic policy head in
+    shortterm_error: bool = False  # its Evaluations carry shortterm_error (a net with the heads)
     precompile_kind: str | None = None  # its numba kernels that engine/precompile.py compiles
     #                                     on a cold start: `rollout`, a feature set, or None
 

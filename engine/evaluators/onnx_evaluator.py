@@ -176,18 +176,17 @@ def score_stats(score_raw: np.ndarray, probs: np.ndarray, names=KATAGO_V8_SCORE_
             "score_mean_sq": (mean * mean + stdev * stdev) * result, "lead": lead * result}
 
 
-def shortterm_stats(score_raw: np.ndarray, model: OnnxModel) -> dict[str, np.ndarray] | None:
-    """KataGo's varTimeLeft and short-term errors of the value (win - loss) and of the score
-    (nneval.cpp's post-processing by model version), [N] each; None for a net without those
-    heads (KataGo's model versions before 9, for which it reports -1)."""
+def shortterm_errors(score_raw: np.ndarray, model: OnnxModel) -> np.ndarray | None:
+    """The net's predicted short-term errors [N, 2] (win/loss value, score in points) as
+    KataGo post-processes them (nneval.cpp, by model version); None for a net without those
+    heads (KataGo's supportsShorttermError: version 9 and up)."""
     names = model.score_outputs
     if "shortterm_winloss_error" not in names:
         return None
     m = model.multipliers
     raw = score_raw.astype(np.float64)
-    col = {n: raw[:, i] for i, n in enumerate(names)}
-    var_time = softplus(col["vartime"]) * m["variance_time"]
-    wl, sc = col["shortterm_winloss_error"], col["shortterm_score_error"]
+    wl = raw[:, names.index("shortterm_winloss_error")]
+    sc = raw[:, names.index("shortterm_score_error")]
     version = int(model.meta.get("model_version", "10"))
     if version >= 14:
         wl_err = softplus(wl * 0.5) * np.sqrt(m["shortterm_value_error"])
@@ -197,7 +196,13 @@ def shortterm_stats(score_raw: np.ndarray, model: OnnxModel) -> dict[str, np.nda
         sc_err = np.sqrt(softplus(sc) * m["shortterm_score_error"])
     else:
         wl_err, sc_err = softplus(wl), softplus(sc) * 10.0
-    return {"var_time_left": var_time, "value_error": wl_err, "score_error": sc_err}
+    return np.stack([wl_err, sc_err], axis=1)
+
+
+def var_time_left(score_raw: np.ndarray, model: OnnxModel) -> np.ndarray:
+    """KataGo's varTimeLeft [N] (nneval.cpp), for a net with a "vartime" score output."""
+    raw = score_raw[:, model.score_outputs.index("vartime")].astype(np.float64)
+    return softplus(raw) * model.multipliers["variance_time"]
 
 
 def ownership(raw: np.ndarray) -> np.ndarray:
@@ -253,6 +258,7 @@ class NetOutputs:
     ownership: np.ndarray  # [N, H*W] in [-1, 1], +1 = the side to move owns the point
     score_mean: np.ndarray  # [N] expected final score
     score_mean_sq: np.ndarray  # [N] expected squared final score (mean^2 + variance)
+    shortterm_error: np.ndarray | None = None  # [N, 2] (shortterm_errors), None without the heads
 
 
 def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
@@ -265,7 +271,8 @@ def net_outputs(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result:
     stats = score_stats(raw["score"], probs, model.score_outputs, model.multipliers)
     return NetOutputs(policy_probs(logits, legal), probs, stats["lead"],
                       ownership(raw["ownership"]).reshape(probs.shape[0], -1),
-                      stats["score_mean"], stats["score_mean_sq"])
+                      stats["score_mean"], stats["score_mean_sq"],
+                      shortterm_errors(raw["score"], model))
 
 
 def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_result: bool,
@@ -275,11 +282,14 @@ def to_evaluation(raw: dict, legal: np.ndarray, model: OnnxModel, allow_no_resul
     no-result probability, the short-term errors and varTimeLeft (nets with those heads); all
     for the side to move."""
     out = net_outputs(raw, legal, model, allow_no_result, optimism)
-    errors = shortterm_stats(raw["score"], model) or {}
+    errors = var_time = None
+    if out.shortterm_error is not None:
+        errors = out.shortterm_error.astype(np.float32)
+        var_time = var_time_left(raw["score"], model).astype(np.float32)
     return Evaluation(out.policy, (out.wdl[:, 0] - out.wdl[:, 1]).astype(np.float32),
                       out.lead.astype(np.float32), out.ownership.astype(np.float32),
                       out.score_mean.astype(np.float32), out.score_mean_sq.astype(np.float32),
-                      out.wdl[:, 2].astype(np.float32), **errors)
+                      errors, out.wdl[:, 2].astype(np.float32), var_time)
 
 
 class OnnxEvaluator:
@@ -300,6 +310,8 @@ class OnnxEvaluator:
         self.capabilities = Capabilities(parallel_calls=parallel_calls, network=True,
                                          optimistic_policy="policy_optimistic"
                                          in model.output_names,
+                                         shortterm_error="shortterm_winloss_error"
+                                         in model.score_outputs,
                                          precompile_kind=model.feature_set)
         self.float_model = float_model  # the float32 file a quantized `model` was made from
         self._float: OnnxModel | None = None

@@ -43,11 +43,11 @@ class RawNN:
 def _shortterm(model, raw_score: np.ndarray) -> tuple[float, float, float]:
     """varTimeLeft and the short-term errors as KataGo post-processes them (nneval.cpp), -1
     each for a net without those heads."""
-    stats = oe.shortterm_stats(raw_score[None], model)
-    if stats is None:
+    errors = oe.shortterm_errors(raw_score[None], model)
+    if errors is None:
         return -1.0, -1.0, -1.0
-    return (float(stats["var_time_left"][0]), float(stats["value_error"][0]),
-            float(stats["score_error"][0]))
+    var_time = float(oe.var_time_left(raw_score[None], model)[0])
+    return var_time, float(errors[0, 0]), float(errors[0, 1])
 
 
 def raw_nn(model, game, symmetry: int) -> RawNN:

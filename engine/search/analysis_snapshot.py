@@ -53,12 +53,13 @@ def root_raw_values(ev) -> RootRawValues | None:
         return None
     mean = float(ev.score_mean[0])
 
-    def head(x):
-        return None if x is None else float(x[0])
+    errors = ev.shortterm_error
     return RootRawValues((1.0 + float(ev.value[0])) / 2, float(ev.score[0]), mean,
                          float(np.sqrt(max(0.0, float(ev.score_mean_sq[0]) - mean * mean))),
-                         float(ev.no_result[0]), head(ev.value_error), head(ev.score_error),
-                         head(ev.var_time_left))
+                         float(ev.no_result[0]),
+                         None if errors is None else float(errors[0, 0]),
+                         None if errors is None else float(errors[0, 1]),
+                         None if ev.var_time_left is None else float(ev.var_time_left[0]))
 
 
 @dataclass

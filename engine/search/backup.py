@@ -14,17 +14,20 @@ from engine.search import tree as T
 from engine.search.buffers import KIND_EVAL, KIND_EVAL_END, unpack
 from engine.search.config import FloatParam, IntParam
 from engine.search.scores import score_utility
+from engine.search.uncertainty import eval_weight
 
 
 @njit(cache=True, nogil=True)
-def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
+def expand_and_backup(fp, ip, n_leaves, policy, value, score, error, *arrays):
     """Expand evaluated leaves (values from the side to move's view) and back all leaves up.
 
-    policy / value / score: the evaluator's output for the batch rows (float32 [rows, A],
-    [rows], [rows, 3]: score lead, expected final score, expected squared score); `arrays` as
-    in select_batch. Visits, values and scores are backed up as they are (they are what
-    reports show); selection backs up the utility (value plus score utility, see
-    own_utility).
+    policy / value / score / error: the evaluator's output for the batch rows (float32
+    [rows, A], [rows], [rows, 3]: score lead, expected final score, expected squared score;
+    [rows, 2]: short-term value and score errors, zeros without them); `arrays` as in
+    select_batch. Values and scores are backed up as they are (they are what reports show);
+    selection backs up the utility (value plus score utility, see own_utility). Each visit
+    counts once in the visits and with its evaluation's weight (engine/search/uncertainty.py)
+    in the sums and node_sel's counts.
     """
     t, buf = unpack(arrays)
     vl = ip[IntParam.virtual_loss]
@@ -39,6 +42,8 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
             t.node_score[leaf] = -score[r, 0]
             t.node_score_stats[leaf, 0] = -score[r, 1]
             t.node_score_stats[leaf, 1] = score[r, 2]
+            t.node_error[leaf, 0] = error[r, 0]
+            t.node_error[leaf, 1] = error[r, 1]
             if not T.expand_node(t, leaf, buf.legal[r], policy[r]):
                 t.node_state[leaf] = T.LEAF
             if kind == KIND_EVAL and cache_keys.shape[0] > 0:
@@ -51,23 +56,26 @@ def expand_and_backup(fp, ip, n_leaves, policy, value, score, *arrays):
                 buf.cache_value[slot] = value[r]
                 for k in range(3):
                     buf.cache_score[slot, k] = score[r, k]
+                for k in range(2):
+                    buf.cache_error[slot, k] = error[r, k]
         v = np.float64(t.node_value[leaf])
         s = np.float64(t.node_score[leaf])
         m = np.float64(t.node_score_stats[leaf, 0])
         m2 = np.float64(t.node_score_stats[leaf, 1])
         u = own_utility(t, buf, leaf, depth, fp)  # one ply up it changes sign, as v does
+        w = eval_weight(t, leaf, depth, fp, ip)
         for k in range(depth, -1, -1):
             nd = buf.path_nodes[i, k]
             t.node_visits[nd] += 1
-            t.node_value_sum[nd] += v
-            t.node_value_sq[nd] += v * v
-            t.node_score_sum[nd] += s
-            t.node_score_moments[nd, 0] += m
-            t.node_score_moments[nd, 1] += m2
+            t.node_value_sum[nd] += w * v
+            t.node_value_sq[nd] += w * v * v
+            t.node_score_sum[nd] += w * s
+            t.node_score_moments[nd, 0] += w * m
+            t.node_score_moments[nd, 1] += w * m2
             t.node_virtual[nd] -= vl
-            t.node_sel[nd, 0] += 1 - vl
-            t.node_sel[nd, 1] += u + vl
-            t.node_utility_sq[nd] += u * u
+            t.node_sel[nd, 0] += w - vl
+            t.node_sel[nd, 1] += w * u + vl
+            t.node_utility_sq[nd] += w * u * u
             v = -v
             u = -u
             s = -s

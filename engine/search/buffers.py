@@ -64,6 +64,7 @@ class SearchBuffers(NamedTuple):
     cache_policy: np.ndarray  # float32 [C, A]
     cache_value: np.ndarray  # float32 [C]
     cache_score: np.ndarray  # float32 [C, 3]: score lead, expected score and its square
+    cache_error: np.ndarray  # float32 [C, 2]: short-term value and score errors (tree.node_error)
     score_table: np.ndarray  # float64: engine.search.scores.expected_atan_table(), read only
     out: np.ndarray  # int64 [OUT_LEN]: select_batch's counts (OUT_*)
 
@@ -95,6 +96,7 @@ def new_buffers(root: PositionBatch, batches: list[PositionBatch], path_slots: i
         cache_used=np.zeros(cs, np.bool_), cache_keys=np.zeros(cs, np.int64),
         cache_policy=np.zeros((cs, a), np.float32),
         cache_value=np.zeros(cs, np.float32), cache_score=np.zeros((cs, 3), np.float32),
+        cache_error=np.zeros((cs, 2), np.float32),
         score_table=expected_atan_table())
     out = []
     for b in batches:

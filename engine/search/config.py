@@ -42,6 +42,9 @@ class FloatParam(_Index):
     sqrt_area = auto()  # per search: sqrt(W * H), the scale of the score utility
     wide_root_noise = auto()  # per search: KataGo's wideRootNoise, a random utility bonus
     #                           for root children in the root player's favour (0: none)
+    uncertainty_coeff = auto()  # the weight of an evaluation (engine/search/uncertainty.py)
+    uncertainty_exponent = auto()
+    uncertainty_max_weight = auto()
 
 
 class IntParam(_Index):
@@ -58,6 +61,8 @@ class IntParam(_Index):
     #                     search plays on from it until the dead stones are gone
     ban_depth = auto()  # per search: the deepest ban of the move-ban table (engine/search/
     #                     bans.py): below the root, nodes this shallow check it (0: none)
+    uncertainty = auto()  # per search: uncertainty weighting configured and the evaluator
+    #                       reports short-term errors (engine/search/uncertainty.py)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,14 @@ class SearchConfig:
     utility_stdev_prior: float = 0.40
     utility_stdev_prior_weight: float = 2.0
     utility_stdev_scale: float = 0.85
+    # KataGo's uncertainty-weighted playouts (useUncertainty), for nets with short-term error
+    # heads: each evaluation counts in every average and in PUCT's counts with weight
+    # coeff / (u ** exponent + coeff / max_weight), u its predicted utility error; a finished
+    # game with max_weight. Without the heads, or off, every evaluation weighs 1
+    uncertainty: bool = False
+    uncertainty_coeff: float = 0.25
+    uncertainty_exponent: float = 1.0
+    uncertainty_max_weight: float = 8.0
     fpu_reduction: float = 0.2  # unvisited child value = parent value - this * sqrt(visited mass)
     # ... where the parent value mixes the parent's own evaluation in while few children are
     # visited: weight min(1, visited mass ** this) on the mean (KataGo's; 0 = the mean alone)

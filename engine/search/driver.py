@@ -130,6 +130,7 @@ class Search:
         self._dummy_policy = np.zeros((1, a), np.float32)
         self._dummy_value = np.zeros(1, np.float32)
         self._dummy_score = np.zeros((1, 3), np.float32)
+        self._dummy_error = np.zeros((1, 2), np.float32)
         self.reset()
 
     @property
@@ -377,7 +378,9 @@ class Search:
                           exact_end=rules.scoring == "area" and not rules.friendly_pass_ok,
                           max_depth=T.max_depth_for(game.width, game.height),
                           history=self.want_history, wide_root_noise=wide_root_noise,
-                          ban_depth=0 if bans is None else int(bans.max()))
+                          ban_depth=0 if bans is None else int(bans.max()),
+                          uncertainty=self.config.uncertainty
+                          and self.capabilities.shortterm_error)
         if noise_weight > 0:
             per_search["root_fpu_reduction"] = 0.0
         fp, ip = self.config.kernel_params(**per_search)
@@ -392,7 +395,7 @@ class Search:
         self._sums_center = 0.0
         fp, ip = self._kernel_params(game, 0.0)
         expand_and_backup(fp, ip, 0, self._dummy_policy, self._dummy_value, self._dummy_score,
-                          *self.tree, *self._buf)
+                          self._dummy_error, *self.tree, *self._buf)
         recenter_utilities(fp, *self.tree, *self._buf)
 
     def _launch(self, slot: "_Slot", now: float) -> None:
@@ -415,17 +418,21 @@ class Search:
     def _back_up(self, slot: "_Slot", fp, ip, color: int) -> None:
         """Wait for the slot's evaluation, expand its leaves and back all its leaves up."""
         ev = slot.result.result()
+        error = self._dummy_error
         if ev is None:  # no row needed the evaluator (terminal positions, cache hits)
             policy, value, score = self._dummy_policy, self._dummy_value, self._dummy_score
         else:
             policy = np.ascontiguousarray(ev.policy, dtype=np.float32)
             value = np.ascontiguousarray(ev.value, dtype=np.float32)
             score = score_columns(ev)
+            error = np.zeros((len(value), 2), np.float32) if ev.shortterm_error is None \
+                else np.ascontiguousarray(ev.shortterm_error, dtype=np.float32)
             if ev.ownership is not None:
                 b = slot.batch
                 self._ownership.add(ev.ownership, b.to_move[:b.count], color,
                                     self._row_root_actions(slot))
-        expand_and_backup(fp, ip, slot.leaves, policy, value, score, *self.tree, *slot.buf)
+        expand_and_backup(fp, ip, slot.leaves, policy, value, score, error, *self.tree,
+                          *slot.buf)
 
     def _row_root_actions(self, slot: "_Slot") -> np.ndarray:
         """The root move each evaluated row of the slot's batch descends from (-1: the root)."""
@@ -443,7 +450,8 @@ class Search:
         whether the root had visits."""
         t = self.tree
         visits = int(t.node_visits[self.root])
-        expected = -float(t.node_score_moments[self.root, 0]) / visits if visits else 0.0
+        weight = float(t.node_sel[self.root, 0] - t.node_virtual[self.root])
+        expected = -float(t.node_score_moments[self.root, 0]) / weight if visits else 0.0
         center = fp[FloatParam.score_center] = 0.8 * expected
         if visits and center != self._sums_center:
             recenter_utilities(fp, *t, *self._buf)

@@ -28,14 +28,15 @@ KATAGO_LCB_STDEVS = 5.0  # KataGo's lcbStdevs
 
 def katago_selection_values(stats: RootStats, search: SearchConfig,
                             min_visit_prop: float) -> np.ndarray:
-    """KataGo's play selection value of each child (its getPlaySelectionValues, one weight per
-    visit): the visits, less those a child got beyond what PUCT would give it in hindsight
-    against the most visited child; then the child with the best lower confidence bound on
-    utility (5 standard errors, a light prior toward the widest spread) among those with
-    `min_visit_prop` of the best's visits raised to the weight it would need to lose that
-    bound's lead; finally children under one visit's weight dropped. Unvisited children get 0.
+    """KataGo's play selection value of each child (its getPlaySelectionValues): the visits'
+    weights (engine/search/uncertainty.py; the visits when each weighs 1), less those a child
+    got beyond what PUCT would give it in hindsight against the most visited child; then the
+    child with the best lower confidence bound on utility (5 standard errors, a light prior
+    toward the widest spread) among those with `min_visit_prop` of the best's visits raised
+    to the weight it would need to lose that bound's lead; finally children under one visit's
+    weight dropped. Unvisited children get 0.
     """
-    w = stats.visits.astype(np.float64)
+    w = stats.weight.astype(np.float64)
     values = np.zeros_like(w)
     visited = w > 0
     if not visited.any():
@@ -75,10 +76,11 @@ def katago_selection_values(stats: RootStats, search: SearchConfig,
 
 def choose_action(stats: RootStats, config, game) -> int:
     """The action to play in `game`: by LCB or visits, or KataGo's choice; pass when the root
-    has no children."""
+    has no children. Visits count with their weights (engine/search/uncertainty.py), as in
+    KataGo's choice."""
     if len(stats.actions) == 0:
         return game.width * game.height
-    visits = stats.visits.astype(np.float64)
+    visits = stats.weight.astype(np.float64)
     if visits.max() <= 0:
         return int(stats.actions[int(np.argmax(stats.prior))])
     best = int(np.argmax(visits + 1e-6 * stats.value))
@@ -86,7 +88,7 @@ def choose_action(stats: RootStats, config, game) -> int:
         values = katago_selection_values(stats, config.search, config.lcb_min_visit_prop)
         best = int(np.argmax(values + 1e-9 * stats.utility))
     elif config.use_lcb:
-        eligible = (visits >= config.lcb_min_visit_prop * visits.max()) & (visits >= 2)
+        eligible = (visits >= config.lcb_min_visit_prop * visits.max()) & (stats.visits >= 2)
         if eligible.any():
             lcb = np.where(eligible, lower_confidence_bounds(stats, config.lcb_stdevs), -1e18)
             best = int(np.argmax(lcb))

@@ -36,14 +36,15 @@ def recenter_utilities(fp, *arrays):
         if depth[nd] < 0 or t.node_visits[nd] == 0:
             continue
         own = own_utility(t, buf, nd, depth[nd], fp)
-        own_visits = t.node_visits[nd]  # its own evaluations: a leaf or finished game's repeats
+        # the weight of its own evaluations: a leaf or finished game's repeats
+        own_weight = t.node_sel[nd, 0] - t.node_virtual[nd]
         u_sum = 0.0
         sq_sum = 0.0
         start = t.node_edge_start[nd]
         for j in range(start, start + t.node_num_children[nd]):
             child = t.edge_child[j]
-            own_visits -= t.node_visits[child]
+            own_weight -= t.node_sel[child, 0] - t.node_virtual[child]
             u_sum -= t.node_sel[child, 1] + t.node_virtual[child]
             sq_sum += t.node_utility_sq[child]
-        t.node_sel[nd, 1] = u_sum + own_visits * own - t.node_virtual[nd]
-        t.node_utility_sq[nd] = sq_sum + own_visits * own * own
+        t.node_sel[nd, 1] = u_sum + own_weight * own - t.node_virtual[nd]
+        t.node_utility_sq[nd] = sq_sum + own_weight * own * own

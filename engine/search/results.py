@@ -19,7 +19,8 @@ class RootStats:
     """Statistics of the root's legal children, side to move's view (arrays, one per child)."""
     actions: np.ndarray
     visits: np.ndarray
-    value: np.ndarray  # mean value in [-1, 1] (0 when unvisited)
+    value: np.ndarray  # mean value in [-1, 1] (0 when unvisited); this and the other means
+    #                    weigh each visit as the search did (engine/search/uncertainty.py)
     value_sq: np.ndarray  # mean squared value
     score: np.ndarray  # mean score lead
     prior: np.ndarray  # root prior used by the search (noise included)
@@ -37,6 +38,12 @@ class RootStats:
     utility_sq: np.ndarray = field(default_factory=lambda: np.zeros(0))  # its mean square
     explore_scale: float = 0.0  # PUCT's exploration factor at the root (0 before a search)
     root_utility: float = 0.0  # the root's mean utility (value plus score utility)
+    weight: np.ndarray | None = None  # the visits' summed weights (engine/search/
+    #                                   uncertainty.py); None: every visit weighs 1
+
+    def __post_init__(self):
+        if self.weight is None:
+            self.weight = np.asarray(self.visits, np.float64)
 
 
 def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
@@ -56,11 +63,12 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
     actions = actions[keep]
     visits = t.node_visits[children].copy()
     visits[children == T.NO_NODE] = 0
-    safe = np.maximum(visits, 1)
+    weight = np.where(visits > 0, t.node_sel[children, 0] - t.node_virtual[children], 0.0)
+    safe = np.where(visits > 0, weight, 1.0)
     value = np.where(visits > 0, t.node_value_sum[children] / safe, 0.0)
     value_sq = np.where(visits > 0, t.node_value_sq[children] / safe, 0.0)
     score = np.where(visits > 0, t.node_score_sum[children] / safe, 0.0)
-    mean, stdev = score_mean_and_stdev(t.node_score_moments[children], visits)
+    mean, stdev = score_mean_and_stdev(t.node_score_moments[children], weight)
     utility = np.where(visits > 0, t.node_sel[children, 1] / safe, 0.0)
     utility_sq = np.where(visits > 0, t.node_utility_sq[children] / safe, 0.0)
     if root_prior is not None:
@@ -68,17 +76,18 @@ def root_stats(t, root_legal: np.ndarray, root_prior: np.ndarray | None,
     else:
         prior = t.edge_prior[s:s + ne][keep].astype(np.float64)
     rv = int(t.node_visits[root])
+    rw = float(t.node_sel[root, 0] - t.node_virtual[root]) if rv else 0.0
     root_mean, root_stdev = score_mean_and_stdev(t.node_score_moments[root:root + 1],
-                                                 np.array([rv]))
+                                                 np.array([rw]))
     scale = 0.0
     if fp is not None and rv:
-        scale = float(exploration_scale(t, root, -float(t.node_sel[root, 1]) / rv, fp))
+        scale = float(exploration_scale(t, root, -float(t.node_sel[root, 1]) / rw, fp))
     return RootStats(actions, visits, value, value_sq, score, prior, rv,
-                     -float(t.node_value_sum[root]) / rv if rv else 0.0,
-                     -float(t.node_score_sum[root]) / rv if rv else 0.0,
+                     -float(t.node_value_sum[root]) / rw if rv else 0.0,
+                     -float(t.node_score_sum[root]) / rw if rv else 0.0,
                      mean, stdev, -float(root_mean[0]), float(root_stdev[0]),
                      utility, utility_sq, scale,
-                     -float(t.node_sel[root, 1]) / rv if rv else 0.0)
+                     -float(t.node_sel[root, 1]) / rw if rv else 0.0, weight)
 
 
 def principal_variation(t, action: int, max_len: int = 30) -> list[int]:

@@ -14,6 +14,9 @@ from engine.search.config import FloatParam
 TABLE_STEP = 0.05
 TABLE_MEAN_RADIUS = 20.0
 TABLE_STDEV_MAX = 20.0
+# the score utility's scales, times sqrt(area): KataGo's static 2 and dynamicScoreCenterScale
+STATIC_SCORE_SCALE = 2.0
+DYNAMIC_SCORE_SCALE = 0.75
 
 
 @cache
@@ -70,8 +73,8 @@ def score_utility(mean, mean_sq, center, fp, table):
     var = mean_sq - mean * mean
     sd = np.sqrt(var) if var > 1e-6 * (1.0 + mean * mean) else 0.0
     sqrt_area = fp[FloatParam.sqrt_area]
-    static = 2.0 * sqrt_area
-    dynamic = 0.75 * sqrt_area
+    static = STATIC_SCORE_SCALE * sqrt_area
+    dynamic = DYNAMIC_SCORE_SCALE * sqrt_area
     return (fp[FloatParam.static_score_utility] * expected_atan(mean / static, sd / static, table)
             + fp[FloatParam.dynamic_score_utility]
             * expected_atan((mean - center) / dynamic, sd / dynamic, table))
@@ -89,10 +92,11 @@ def score_columns(ev) -> np.ndarray:
     return np.ascontiguousarray(np.stack([lead, mean, sq], axis=1), dtype=np.float32)
 
 
-def score_mean_and_stdev(moments: np.ndarray, visits: np.ndarray):
-    """Mean and standard deviation of the final score from backed-up (score, score^2) sums,
-    in the stored (mover's) view; 0 where there are no visits."""
-    n = np.maximum(visits, 1)
-    mean = np.where(visits > 0, moments[:, 0] / n, 0.0)
-    var = np.where(visits > 0, moments[:, 1] / n - mean * mean, 0.0)
+def score_mean_and_stdev(moments: np.ndarray, weights: np.ndarray):
+    """Mean and standard deviation of the final score from backed-up (score, score^2) sums
+    and the summed weights of their visits, in the stored (mover's) view; 0 where there are
+    no visits."""
+    n = np.where(weights > 0, weights, 1)
+    mean = np.where(weights > 0, moments[:, 0] / n, 0.0)
+    var = np.where(weights > 0, moments[:, 1] / n - mean * mean, 0.0)
     return mean, np.sqrt(np.maximum(var, 0.0))

@@ -36,19 +36,23 @@ _KIND_FULL = 3  # no free node or edge left
 @njit(cache=True)
 def exploration_scale(t, node, mean, fp):
     """PUCT's exploration factor at `node` (U = factor x P / (1 + N)): cPUCT growing with the
-    visits below it, scaled by the spread of its utility around `mean` (the chooser's view;
-    KataGo's prior 0.40, weight 2, scale 0.85), times the square root of those visits. Also
-    what KataGo's final choice trims by (engine/search/move_choice.py)."""
-    visits = t.node_visits[node]
-    parent_n = max(visits - 1 + t.node_virtual[node], 0)
+    children's visit weights (KataGo's totalChildWeight; in flight ones included), scaled by
+    the spread of its utility around `mean` (the chooser's view; KataGo's prior 0.40, weight 2,
+    scale 0.85), times the square root of those weights. Also what KataGo's final choice trims
+    by (engine/search/move_choice.py)."""
+    weight = t.node_sel[node, 0] - t.node_virtual[node]  # its completed visits' weight
+    parent_n = 0.0
+    start = t.node_edge_start[node]
+    for j in range(start, start + t.node_num_children[node]):
+        parent_n += t.node_sel[t.edge_child[j], 0]
     base = fp[FloatParam.c_puct_base]
     cp = fp[FloatParam.c_puct] + fp[FloatParam.c_puct_log] * np.log((parent_n + base) / base)
     prior = fp[FloatParam.utility_stdev_prior]
     stdev = prior
-    if visits > 1:
+    if weight > 1.0:
         w = fp[FloatParam.utility_stdev_prior_weight]
         var = (((mean * mean + prior * prior) * w + t.node_utility_sq[node])
-               / (w + visits - 1.0) - mean * mean)
+               / (w + weight - 1.0) - mean * mean)
         stdev = np.sqrt(max(var, 0.0))
     cp *= 1.0 + fp[FloatParam.utility_stdev_scale] * (stdev / prior - 1.0)
     return cp * np.sqrt(parent_n + 0.01)
@@ -114,8 +118,8 @@ def _select_child(t, node, depth, root_prior, root_legal, bans, fp, ip, score_ta
     own = -(t.node_value[node] + score_utility(t.node_score_stats[node, 0],
                                                t.node_score_stats[node, 1], center, fp,
                                                score_table))
-    visits = t.node_visits[node]
-    mean = -(t.node_sel[node, 1] + t.node_virtual[node]) / visits if visits > 0 else own
+    weight = t.node_sel[node, 0] - t.node_virtual[node]
+    mean = -(t.node_sel[node, 1] + t.node_virtual[node]) / weight if weight > 0 else own
     mass = 0.0
     for j in range(start, mid):
         if is_root:
@@ -313,6 +317,8 @@ def select_batch(fp, ip, *arrays):
                 t.node_score[leaf] = -buf.cache_score[slot, 0]
                 t.node_score_stats[leaf, 0] = -buf.cache_score[slot, 1]
                 t.node_score_stats[leaf, 1] = buf.cache_score[slot, 2]
+                t.node_error[leaf, 0] = buf.cache_error[slot, 0]
+                t.node_error[leaf, 1] = buf.cache_error[slot, 1]
                 if not T.expand_node(t, leaf, buf.legal[rows], buf.cache_policy[slot]):
                     t.node_state[leaf] = T.LEAF
                 kind = KIND_STORED

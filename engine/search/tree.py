@@ -57,19 +57,24 @@ class TreeArrays(NamedTuple):
     node_to_move: np.ndarray  # int8: side to move at the node
     node_key: np.ndarray  # int64: position key (stones, side to move, ko ban)
     node_visits: np.ndarray  # int64: completed visits through the node (its own evaluation too)
-    node_value_sum: np.ndarray  # float64: sum of backed-up values (mover's view)
+    node_value_sum: np.ndarray  # float64: sum of backed-up values (mover's view); this and the
+    #                             other sums below add each visit times its weight (node_sel)
     node_value_sq: np.ndarray  # float64: sum of their squares (for the LCB)
     node_utility_sq: np.ndarray  # float64: sum of squared utilities (value + score utility)
     node_score_sum: np.ndarray  # float64: sum of backed-up score leads (mover's view)
     node_virtual: np.ndarray  # int32: in-flight visits (virtual losses) through the node
-    node_sel: np.ndarray  # float64 [n, 2]: (visits + virtual, utility sum - virtual) side by
-    #                       side, so selection reads one cache line per child (the utility:
-    #                       value plus score utility, engine/search/backup.py)
+    node_sel: np.ndarray  # float64 [n, 2]: (weight sum + virtual, utility sum - virtual) side
+    #                       by side, so selection reads one cache line per child (the utility:
+    #                       value plus score utility, engine/search/backup.py; the weight of a
+    #                       visit: 1, or its evaluation's under uncertainty weighting,
+    #                       engine/search/uncertainty.py)
     node_value: np.ndarray  # float32: the node's own evaluation (mover's view)
     node_score: np.ndarray  # float32: the node's own score lead (mover's view)
     node_score_stats: np.ndarray  # float32 [n, 2]: its own expected final score (mover's
     #                               view) and expected squared score (for the stdev)
     node_score_moments: np.ndarray  # float64 [n, 2]: sums of backed-up (score, score^2)
+    node_error: np.ndarray  # float32 [n, 2]: the net's short-term value and score errors of the
+    #                         node's own evaluation (0 without those heads)
     edge_action: np.ndarray  # int32: action (pass = W*H)
     edge_prior: np.ndarray  # float32: policy prior
     edge_child: np.ndarray  # int32: child node or NO_NODE
@@ -100,6 +105,7 @@ def new_tree(max_nodes: int, max_edges: int) -> TreeArrays:
         node_score=np.zeros(n, np.float32),
         node_score_stats=np.zeros((n, 2), np.float32),
         node_score_moments=np.zeros((n, 2), np.float64),
+        node_error=np.zeros((n, 2), np.float32),
         edge_action=np.zeros(max_edges, np.int32),
         edge_prior=np.zeros(max_edges, np.float32),
         edge_child=np.zeros(max_edges, np.int32),
@@ -144,6 +150,7 @@ def alloc_node(t, to_move, key):
     t.node_score[n] = 0.0
     t.node_score_stats[n, :] = 0.0
     t.node_score_moments[n, :] = 0.0
+    t.node_error[n, :] = 0.0
     return n
 
 
@@ -253,13 +260,14 @@ def copy_subtree(src, root, dst):
         dst.node_utility_sq[new] = src.node_utility_sq[old]
         dst.node_score_sum[new] = src.node_score_sum[old]
         dst.node_virtual[new] = 0
-        dst.node_sel[new, 0] = src.node_visits[old]
+        dst.node_sel[new, 0] = src.node_sel[old, 0] - src.node_virtual[old]
         dst.node_sel[new, 1] = src.node_sel[old, 1] + src.node_virtual[old]
         dst.node_value[new] = src.node_value[old]
         dst.node_score[new] = src.node_score[old]
         for k in range(2):  # not slice copies (see board.copy_board)
             dst.node_score_stats[new, k] = src.node_score_stats[old, k]
             dst.node_score_moments[new, k] = src.node_score_moments[old, k]
+            dst.node_error[new, k] = src.node_error[old, k]
         ne = src.node_num_edges[old]
         start = dst.meta[M_EDGES]
         dst.node_edge_start[new] = start

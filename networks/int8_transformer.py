@@ -21,7 +21,9 @@ Q/K/V projections, the second feed-forward layer and the nested blocks' 1x1 conv
 b10c384h6nbttflrs's 48 reference positions the white win rate moves by 0.002 on average with
 this recipe, against 0.003 between the float net's own symmetries (tests/test_quantize.py);
 Q/K/V or the second layer alone, quantized the same way, moved it by 0.003 and 0.005, and the
-1x1 convolutions alone, rounded plainly, by 0.004 and 0.014.
+1x1 convolutions alone, rounded plainly, by 0.004 and 0.014. Every product quantized, and
+onnxruntime's MatMulNBits, are compared with this recipe by bench/precision.py
+(docs/performance.md#reduced-precision-on-an-avx2-only-cpu).
 """
 
 from __future__ import annotations
@@ -49,11 +51,13 @@ def suits(graph: onnx.ModelProto) -> bool:
     return any(role(node) in QUANTIZED_ROLES for node in graph.graph.node)
 
 
-def quantize_products(graph: onnx.ModelProto, feeds: list[dict[str, np.ndarray]]) -> None:
-    """Quantize the graph's products of QUANTIZED_ROLES in place; `feeds` are calibration
-    inputs (dicts of spatial [1,C,H,W] and global [1,G])."""
+def quantize_products(graph: onnx.ModelProto, feeds: list[dict[str, np.ndarray]],
+                      roles: tuple[str, ...] = QUANTIZED_ROLES, levels: int = 127) -> None:
+    """Quantize the graph's products of `roles` in place to weights in [-levels, levels];
+    `feeds` are calibration inputs (dicts of spatial [1,C,H,W] and global [1,G]). The other
+    roles and levels are for bench/precision.py's comparisons."""
     inits = {i.name: i for i in graph.graph.initializer}
-    targets = [n for n in graph.graph.node if role(n) in QUANTIZED_ROLES and n.op_type == "MatMul"
+    targets = [n for n in graph.graph.node if role(n) in roles and n.op_type == "MatMul"
                and n.input[1] in inits]
     by_input: dict[str, list[onnx.NodeProto]] = {}
     for node in targets:
@@ -67,7 +71,8 @@ def quantize_products(graph: onnx.ModelProto, feeds: list[dict[str, np.ndarray]]
         weights = [numpy_helper.to_array(inits[n.input[1]]) for n in nodes]
         s = factors[tensor] = smoothing(absmax, weights)
         # one GPTQ pass for all products of an input: its columns are rounded independently
-        q, scale = gptq(np.concatenate(weights, axis=1) * s[:, None], moments / np.outer(s, s))
+        q, scale = gptq(np.concatenate(weights, axis=1) * s[:, None], moments / np.outer(s, s),
+                        levels)
         ends = np.cumsum([w.shape[1] for w in weights])[:-1]
         for node, q_part, scale_part in zip(nodes, np.split(q, ends, axis=1),
                                             np.split(scale, ends)):
@@ -139,13 +144,14 @@ def smoothing(absmax: np.ndarray, weights: list[np.ndarray]) -> np.ndarray:
     return s
 
 
-def gptq(w: np.ndarray, moments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(int8 weights [K, N], float32 scale per column [N]) for x @ w, scale max|column|/127:
+def gptq(w: np.ndarray, moments: np.ndarray,
+         levels: int = 127) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 weights [K, N], float32 scale per column [N]) for x @ w, scale max|column|/levels:
     input channels rounded in order, each one's rounding error compensated on the channels
     after it, through the inverse second moments of the channels not yet rounded (updated by
     one Schur step per channel)."""
     w = w.astype(np.float64).copy()
-    scale = np.abs(w).max(axis=0) / 127.0
+    scale = np.abs(w).max(axis=0) / levels
     scale[scale == 0] = 1.0
     h = moments.copy()
     dead = np.diag(h) == 0
@@ -154,7 +160,7 @@ def gptq(w: np.ndarray, moments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = spd_inverse(h)
     q = np.empty_like(w)
     for i in range(len(w)):
-        q[i] = np.clip(np.round(w[i] / scale), -127, 127)
+        q[i] = np.clip(np.round(w[i] / scale), -levels, levels)
         column = inverse[i + 1:, i] / inverse[i, i]
         w[i + 1:] -= np.outer(column, w[i] - q[i] * scale)
         inverse[i + 1:, i + 1:] -= np.outer(column, inverse[i, i + 1:])

@@ -18,11 +18,12 @@ onnxruntime's fused operators where it has them (domain com.microsoft, CPU provi
 transformer blocks, and of nested blocks made of them, works on the board as one sequence
 [N, S, C] (s = y*W + x; 1x1 convolutions become matrix products); RMSNorm and the residual before
 it are one SkipSimplifiedLayerNormalization, an RMSNorm with no residual to add is written in the
-pattern onnxruntime fuses into SimplifiedLayerNormalization; RoPE is RotaryEmbedding with cos/sin caches built
-in the graph from the buffer's H and W; attention is MultiHeadAttention, off-board keys getting a
-large finite negative logit through an extra query/key channel. Off-board rows of a sequence are
-not zeroed (only attention mixes positions there, and it masks them), and the planes are masked
-where they mix positions again. Matrix products of transformer blocks are named "role:layer".
+pattern onnxruntime fuses into SimplifiedLayerNormalization; RoPE is RotaryEmbedding with cos/sin
+caches built in the graph from the buffer's H and W; attention is MultiHeadAttention, off-board
+keys getting a large finite negative logit through an extra query/key channel. Off-board rows of
+a sequence are not zeroed (only attention mixes positions there, and it masks them), and the
+planes are masked where they mix positions again. Matrix products of transformer blocks are
+named "role:layer".
 
 `full_board` graphs (what the engine plays, networks/cache.py) are for inputs the board fills,
 as the engine sizes them: they never read the mask plane, so the masking, the masked pooling

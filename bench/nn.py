@@ -1,15 +1,20 @@
 """Network evaluations per second through onnxruntime, by board size, batch size and threads.
 
     PYTHONPATH=. python bench/nn.py [--model M.onnx|M.bin.gz] [--seconds 1.0] [--variants]
+    PYTHONPATH=. python bench/nn.py --compare A.onnx B.onnx [--rounds 5] [--sizes 9 19]
 
 Inputs are random 0/1 planes with the on-board mask plane set to 1. `--variants` also compares
-session settings (graph optimization level, execution mode) on one configuration.
+session settings (graph optimization level, execution mode) on one configuration. `--compare`
+runs ONNX files in turn, round after round, as the engine runs its net (two one-thread sessions,
+batches of 16), and gives each one's median: on shared cores the load drifts, and interleaving
+spreads it over all of them alike.
 `measure_transformer` (python -m bench) runs KataGo's transformer net b10c384h6nbttflrs as the
 engine does: two one-thread sessions evaluating batches of 16 at once, float32 and int8 (its
 int8 copy is made in the user's cache on the first run, about half a minute).
 """
 
 import argparse
+import statistics
 import threading
 import time
 
@@ -92,6 +97,14 @@ def measure(quick: bool) -> dict[str, tuple[float, str]]:
 def parallel_rate(models: list[OnnxModel], batch: int, size: int, seconds: float) -> float:
     """Evaluations per wall second of the models running side by side, one thread each, as
     the engine's evaluator keeps two calls in flight."""
+    evaluations, wall, _ = parallel_runs(models, batch, size, seconds)
+    return evaluations / wall
+
+
+def parallel_runs(models: list[OnnxModel], batch: int, size: int,
+                  seconds: float) -> tuple[int, float, float]:
+    """(evaluations, wall seconds, CPU seconds of this process) of the models running side by
+    side for about `seconds`, one thread each, after one warm-up call each."""
     spatial, glob = inputs(models[0], batch, size, np.random.default_rng(0))
     for model in models:
         model.run(spatial, glob)
@@ -102,13 +115,13 @@ def parallel_rate(models: list[OnnxModel], batch: int, size: int, seconds: float
         while time.perf_counter() < stop:
             models[k].run(spatial, glob)
             runs[k] += 1
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     threads = [threading.Thread(target=work, args=(k,)) for k in range(len(models))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return batch * sum(runs) / (time.perf_counter() - start)
+    return batch * sum(runs), time.perf_counter() - start, time.process_time() - cpu_start
 
 
 def measure_transformer(quick: bool) -> dict[str, tuple[float, str]]:
@@ -131,6 +144,30 @@ def measure_transformer(quick: bool) -> dict[str, tuple[float, str]]:
     return figures
 
 
+def compare(paths: list[str], sizes, rounds: int, seconds: float) -> None:
+    """Evaluations of each ONNX file per wall second and per CPU second of this process,
+    interleaved round by round; medians with the spread. On busy cores the CPU-second rate is
+    the steadier one: it counts only the time the sessions ran."""
+    sessions = {p: [OnnxModel(p, threads=1) for _ in range(2)] for p in paths}
+    for size in sizes:
+        wall, cpu = ({p: [] for p in paths} for _ in range(2))
+        for _ in range(rounds):
+            for p in paths:
+                evaluations, wall_s, cpu_s = parallel_runs(sessions[p], 16, size, seconds)
+                wall[p].append(evaluations / wall_s)
+                cpu[p].append(evaluations / cpu_s)
+        print(f"{size}x{size}, batch 16, 2 x 1 thread, {rounds} rounds of {seconds:g} s, "
+              "evaluations per wall second | per CPU second (median, min-max, against the first):")
+        firsts = statistics.median(wall[paths[0]]), statistics.median(cpu[paths[0]])
+        for p in paths:
+            cells = []
+            for got, first in zip((wall[p], cpu[p]), firsts):
+                median = statistics.median(got)
+                cells.append(f"{median:7.2f} ({min(got):.2f}-{max(got):.2f}, "
+                             f"{median / first:.3f}x)")
+            print(f"  {' | '.join(cells)}  {p}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(B6C96_MODEL))
@@ -139,7 +176,12 @@ def main():
     ap.add_argument("--batches", type=int, nargs="+", default=[1, 8, 16, 32])
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--variants", action="store_true")
+    ap.add_argument("--compare", nargs="+", metavar="ONNX", help="ONNX files to compare")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of --compare")
     args = ap.parse_args()
+    if args.compare:
+        compare(args.compare, args.sizes, args.rounds, args.seconds)
+        return
     path = onnx_for(args.model)
     table(path, args.sizes, args.batches, args.threads, args.seconds)
     if args.variants:

@@ -43,7 +43,7 @@ class AnalysisServer:
     """Dispatches lines to actions and queued turns (see the module docstring)."""
 
     def __init__(self, settings, checker, tasks: TaskQueue, emit, models: list[dict],
-                 visit_capacity: int):
+                 visit_capacity: int, clear_cache=None):
         self.settings = settings
         self.checker = checker  # an Engine used only to replay queries' moves
         self.tasks = tasks
@@ -51,6 +51,7 @@ class AnalysisServer:
         self.models = models
         self.visit_capacity = visit_capacity
         self.cache_epoch = 0
+        self.clear_cache = clear_cache  # () -> None: forgets what the searches share, or None
 
     def handle_line(self, line: str) -> None:
         if not line.strip():
@@ -83,6 +84,8 @@ class AnalysisServer:
             reply["models"] = self.models
         elif action.name == "clear_cache":
             self.cache_epoch += 1
+            if self.clear_cache is not None:
+                self.clear_cache()
         else:
             query_id = action.terminate_id if action.name == "terminate" else None
             for task in self.tasks.terminate(query_id, action.turns):

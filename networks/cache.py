@@ -24,7 +24,7 @@ from typing import Callable
 from engine.evaluators.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
-CONVERTER = "c3"  # part of a conversion's cache name: change it when katago_convert's graphs do
+CONVERTER = "c4f"  # part of a conversion's cache name: change it when katago_convert's graphs do
 
 
 class DamagedCopy(OSError):
@@ -97,7 +97,8 @@ def store(key: str, write: Callable[[Path], None]) -> Path:
 def onnx_for(path: str | Path) -> Model:
     """The ONNX model of a network file: the file itself if it is ONNX; for a KataGo file its
     cached conversion, converted now when the cache lacks it (or held a damaged copy), and kept
-    in memory when the cache cannot be written."""
+    in memory when the cache cannot be written. Conversions are full-board graphs
+    (katago_convert.build_onnx): the engine sizes a net's input to the board."""
     path = Path(path)
     if is_onnx_file(path):
         return path
@@ -113,7 +114,7 @@ def onnx_for(path: str | Path) -> Model:
 
     from networks import katago_bin, katago_convert
     note(f"converting {path} to ONNX (once; cached in {cache_dir()})")
-    proto = katago_convert.build_onnx(katago_bin.load(path))
+    proto = katago_convert.build_onnx(katago_bin.load(path), full_board=True)
     try:
         return store(key, lambda out: onnx.save(proto, str(out)))
     except OSError as err:

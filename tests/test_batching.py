@@ -1,5 +1,6 @@
-"""engine/batching.py: the batches of many searches evaluated in shared calls, each search
-given back exactly its own rows' results, rows of different games never mixed."""
+"""engine/search/batching.py: the batches of many searches evaluated in shared calls, each search
+given back exactly its own rows' results, rows of different games never mixed, rows seen before
+served from the shared cache."""
 
 import threading
 
@@ -86,3 +87,31 @@ def test_clients_declare_the_evaluators_capabilities_with_their_own_calls_in_fli
     batcher = SharedBatcher(RecordingEvaluator())
     caps = batcher.client(3).capabilities
     assert caps.parallel_calls == 3 and caps.has_priors and caps.needs_history
+
+
+def test_rows_evaluated_once_are_served_again_from_the_shared_cache():
+    """A row another search had evaluated (same inputs) comes from the cache, with its own
+    results; only rows never seen reach the evaluator, in one call; a different komi or
+    legal move is another row; clear_cache forgets them; the oldest go beyond the size."""
+    fake = RecordingEvaluator()
+    fake.release.set()
+    batcher = SharedBatcher(fake, max_rows=64, cache_rows=5)
+    assert batcher.evaluate(tagged_batch([1, 2, 3], 7.5)).value.tolist() == [1, 2, 3]
+    again = batcher.client().evaluate(tagged_batch([3, 4, 1], 7.5))
+    assert again.value.tolist() == [3, 4, 1] and again.score.tolist() == [-3, -4, -1]
+    assert again.ownership[:, 0].tolist() == [3, 4, 1]
+    assert fake.calls == [(7.5, 3), (7.5, 1)]  # only row 4 was new
+    assert (batcher.cache.hits, batcher.cache.lookups, batcher.rows) == (2, 6, 4)
+    batcher.evaluate(tagged_batch([1], 6.5))  # another komi: another row
+    changed = tagged_batch([2], 7.5)
+    changed.legal[0, 0] = False  # another legal move: another row
+    assert batcher.evaluate(changed).policy[0, 0] == 0
+    assert fake.calls[2:] == [(6.5, 1), (7.5, 1)]
+    batcher.evaluate(tagged_batch([1, 4], 7.5))
+    assert len(fake.calls) == 4  # both kept
+    batcher.evaluate(tagged_batch([5, 6], 7.5))  # room for 5: the 2 least recently used go
+    batcher.evaluate(tagged_batch([3, 1], 7.5))
+    assert fake.calls[-1] == (7.5, 1)
+    batcher.clear_cache()
+    batcher.evaluate(tagged_batch([1], 7.5))
+    assert fake.calls[-1] == (7.5, 1) and batcher.rows == 10

@@ -129,3 +129,45 @@ def test_the_conversion_flushes_the_nets_subnormal_weights(b10_file, b10_onnx):
     floats = [w for w in weights if w.dtype == np.float32]
     assert sum(w.size for w in floats) > 10_000_000
     assert sum(subnormals(w) for w in floats) == 0
+
+
+@pytest.fixture(scope="module")
+def b10_full_onnx(b10_file, tmp_path_factory):
+    """The transformer net converted as the engine plays it: a graph for full boards."""
+    from networks.katago_convert import convert
+    return convert(b10_file, tmp_path_factory.mktemp("b10full") / "full.onnx", full_board=True)
+
+
+def test_the_full_board_graph_gives_the_general_graphs_outputs(b10_model, b10_full_onnx,
+                                                               katago_b10_reference):
+    """On all 48 reference positions, each in a buffer of its own size (as the engine feeds
+    them), the graph without the mask's work gives the general graph's raw outputs within 1e-5."""
+    full = oe.OnnxModel(b10_full_onnx, threads=2)
+    assert full.full_board and not b10_model.full_board
+    by_size = {}
+    for pos in katago_b10_reference.values():
+        by_size.setdefault(pos["board_size"], []).append(replay(pos))
+    for games in by_size.values():
+        rows = [raw_nn_inputs(b10_model, game, 0)[:2] for game in games]
+        spatial, glob = (np.concatenate(part) for part in zip(*rows))
+        general, specialised = b10_model.run(spatial, glob), full.run(spatial, glob)
+        for key, value in general.items():
+            np.testing.assert_allclose(specialised[key], value, atol=1e-5, rtol=0, err_msg=key)
+
+
+def test_the_full_board_graph_never_reads_the_mask_and_refuses_off_board_points(
+        b10_full_onnx, katago_b10_reference):
+    """The input planes reach only the first convolution and a Shape (the board's size): no
+    mask multiplies, pools or biases attention. A batch with an off-board point is refused."""
+    import onnx
+    graph = onnx.load(str(b10_full_onnx)).graph
+    readers = sorted(n.op_type for n in graph.node if "spatial" in n.input)
+    assert readers == ["Conv", "Shape"]
+    assert not any(n.op_type == "Concat" and any("key" in i for i in n.input) for n in graph.node)
+    full = oe.OnnxModel(b10_full_onnx, threads=2)
+    game = replay(katago_b10_reference["gnugo9_n20_k7.5"])
+    spatial, glob, _ = raw_nn_inputs(full, game, 0)
+    padded = np.zeros((1, spatial.shape[1], 10, 10), np.float32)
+    padded[:, :, :9, :9] = spatial
+    with pytest.raises(ValueError, match="off-board points"):
+        full.run(padded, glob)

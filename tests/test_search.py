@@ -235,6 +235,36 @@ def test_cache_serves_repeated_positions(counting_evaluator):
     assert int(s.tree.node_visits[s.root]) >= 2000
 
 
+def test_counters_add_up_to_what_the_search_did(counting_evaluator):
+    """Evaluations counted are the rows the evaluator saw; every leaf the tree gained was
+    either one of those or a cache hit; a second search of the same root counts the first's
+    visits as kept, and a move followed into the tree counts the child's."""
+    g = GameState(4, 4, 0.5)
+    cfg = SearchConfig(batch_size=4, max_nodes=20_000, max_edges=400_000, cache_size=4096)
+    ev = counting_evaluator
+    s = Search(ev, cfg)
+    s.run(g, BLACK, SearchLimits(playouts=600))
+    c = s.counters
+    first = int(s.tree.node_visits[s.root])
+    assert c.evaluations == ev.positions > 0
+    assert 0 < c.hits <= c.lookups
+    assert c.evaluations + c.hits >= int(s.tree.meta[T.M_NODES]) - 1 - _terminal_nodes(s.tree)
+    assert (c.searches, c.visits, c.visits_reused) == (1, first, 0)
+    s.run(g, BLACK, SearchLimits(playouts=first + 100))
+    assert (c.searches, c.visits_reused) == (2, first)
+    assert c.visits == first + int(s.tree.node_visits[s.root])
+    st = s.root_stats()
+    action = int(st.actions[np.argmax(st.visits)])
+    g.play(BLACK, point_from_action(action, 4, 4))
+    kept = s.update_with_move(g)
+    s.run(g, WHITE, SearchLimits(playouts=kept + 50))
+    assert kept > 0 and c.visits_reused == first + kept
+
+
+def _terminal_nodes(t) -> int:
+    return int(np.count_nonzero(t.node_state[1:int(t.meta[T.M_NODES])] == T.TERMINAL))
+
+
 def test_early_stop_when_the_lead_is_unassailable():
     # one obviously winning move (the capture) soon has more visits than the rest can reach
     g = game_from_diagram("""

@@ -150,10 +150,12 @@ def test_tree_sums_are_the_weighted_sums_of_the_evaluations():
         assert weight == (t.node_sel[child, 0] if child != T.NO_NODE else 0.0)
 
 
-# Digests of the tree after two reused 48-visit searches (below), made with the search as it was
-# before uncertainty weighting existed (commit a48da98b), float32 nets on one thread
+# Digests of the tree after two reused 48-visit searches (below), float32 nets on one thread:
+# b6c96's made with the search as it was before uncertainty weighting existed (commit
+# a48da98b); b10's with the option off once its graph's first norms were fused (their logits
+# moved by 2e-5), matching a48da98b's search on the earlier graph
 BEFORE = {"b6c96": ["d59d4b8d62992c5f", "ed6a23f772709d59"],
-          "b10": ["aa18541442724206", "ca7159130d2a69c4"]}
+          "b10": ["6fb7c5b613fd9b28", "ed922bb46871c6b5"]}
 DIGESTED = ("node_visits", "node_value_sum", "node_value_sq", "node_utility_sq", "node_score_sum",
             "node_sel", "node_score_moments", "node_value", "node_score_stats")
 

@@ -114,9 +114,15 @@ class OnnxModel:
                                    .split(","))
         self.multipliers = {**DEFAULT_MULTIPLIERS, **json.loads(self.meta.get("multipliers", "{}"))}
         self.providers = self.session.get_providers()
+        # a graph that takes every input point to be on the board (katago_convert's full_board)
+        self.full_board = self.meta.get("full_board") == "1"
 
     def run(self, spatial: np.ndarray, global_in: np.ndarray) -> dict[str, np.ndarray]:
-        """Raw outputs by name for a batch: spatial [N, C, H, W], global [N, G]."""
+        """Raw outputs by name for a batch: spatial [N, C, H, W], global [N, G]. ValueError for
+        off-board points (mask plane 0 below 1) when the graph is a full-board one."""
+        if self.full_board and len(spatial) and spatial[:, 0].min() < 1.0:
+            raise ValueError(f"{self.name} is a graph for boards that fill its input; this batch "
+                             "has off-board points (convert the net without --full-board)")
         flush_subnormals_here()
         feeds = {"spatial": np.ascontiguousarray(spatial, dtype=np.float32),
                  "global": np.ascontiguousarray(global_in, dtype=np.float32)}

@@ -29,7 +29,9 @@ KIND_EVAL_END = 4  # a game ended by two passes where the rules remove dead ston
 OUT_LEAVES = 0
 OUT_ROWS = 1
 OUT_FULL = 2  # 1 when a descent found no free node
-OUT_LEN = 3
+OUT_LOOKUPS = 3  # leaves looked up in the evaluation cache
+OUT_HITS = 4  # of those, the ones it held
+OUT_LEN = 5
 
 
 class SearchBuffers(NamedTuple):

@@ -30,7 +30,15 @@ from engine.rules.coords import action_from_point
 from engine.search import tree as T
 from engine.search.backup import expand_and_backup
 from engine.search.bans import allowed_at_root
-from engine.search.buffers import KIND_STORED, OUT_FULL, OUT_ROWS, SearchBuffers, new_buffers
+from engine.search.buffers import (
+    KIND_STORED,
+    OUT_FULL,
+    OUT_HITS,
+    OUT_LOOKUPS,
+    OUT_ROWS,
+    SearchBuffers,
+    new_buffers,
+)
 from engine.search.config import FloatParam, IntParam, SearchConfig
 from engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
 from engine.search.recenter import recenter_utilities
@@ -55,6 +63,21 @@ def root_moves(legal: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
     if not kept.any():
         kept[-1] = True
     return kept
+
+
+@dataclass
+class SearchCounters:
+    """What the searches of one Search spent and saved since it was made (or `clear`ed), to
+    measure the evaluation cache and tree reuse: counted once per batch, off the kernels."""
+    searches: int = 0
+    evaluations: int = 0  # positions sent to the evaluator (root policies included)
+    lookups: int = 0  # leaves looked up in the evaluation cache
+    hits: int = 0  # of those, the ones it held: evaluations saved
+    visits: int = 0  # root visits at the end of each search, summed
+    visits_reused: int = 0  # of those, the ones the root already had when the search began
+
+    def clear(self) -> None:
+        self.__init__()
 
 
 @dataclass
@@ -91,6 +114,7 @@ class Search:
         self._fp: np.ndarray | None = None  # the kernel parameters of the latest search
         self._slots: list[_Slot] = []
         self._ownership = OwnershipMean()  # of the leaves evaluated under the current root
+        self.counters = SearchCounters()
         # batches in flight at once: one per evaluate call the evaluator can run in parallel,
         # each on a worker thread while this one selects the next batch and backs up the last
         self._parallel = max(1, self.capabilities.parallel_calls)
@@ -232,6 +256,7 @@ class Search:
         b.seed = int(self.rng.integers(1 << 31))
         self._root_evaluation = self.evaluator.evaluate(b)
         self._root_policy = np.asarray(self._root_evaluation.policy[0], np.float64)
+        self.counters.evaluations += 1
 
     def _setup_root_prior(self, noise_weight: float, noise_alpha_scale: float,
                           temperature: float = 1.0) -> None:
@@ -293,8 +318,8 @@ class Search:
         fp, ip = self._kernel_params(game, noise_weight, wide_root_noise, bans)
         self._fp = fp  # what root_stats reads the exploration factor with
         centred = self._set_score_center(fp)
-        most = most_in_flight(limits, self.config, int(t.node_visits[self.root]),
-                              self._parallel)
+        reused = int(t.node_visits[self.root])
+        most = most_in_flight(limits, self.config, reused, self._parallel)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
@@ -317,6 +342,8 @@ class Search:
                     slot = free.popleft()
                     ip[IntParam.batch_size] = leaves
                     slot.leaves = select_batch(fp, ip, *t, *slot.buf)
+                    self.counters.lookups += int(slot.buf.out[OUT_LOOKUPS])
+                    self.counters.hits += int(slot.buf.out[OUT_HITS])
                     if slot.buf.out[OUT_FULL]:
                         if not self.tree_full:
                             self.log(f"search: tree full ({int(t.meta[T.M_NODES]) - 1} nodes, "
@@ -350,6 +377,10 @@ class Search:
             raise
         if on_update is not None:
             on_update()
+        counters = self.counters
+        counters.searches += 1
+        counters.visits += int(t.node_visits[self.root])
+        counters.visits_reused += reused
         return playouts
 
     def _seed_search(self, pondering: bool) -> None:
@@ -410,6 +441,7 @@ class Search:
         b = slot.batch
         b.count = rows
         b.seed = int(self.rng.integers(1 << 31))
+        self.counters.evaluations += rows
         if self._pool is not None:
             slot.result = self._pool.submit(self.evaluator.evaluate, b)
         else:
@@ -493,6 +525,7 @@ class Search:
             b.count = 1
             b.seed = int(self.tree.node_key[root]) & 0x7FFFFFFF
             self._root_evaluation = self.evaluator.evaluate(b)
+            self.counters.evaluations += 1
         return self._root_evaluation
 
     def root_stats(self) -> RootStats:

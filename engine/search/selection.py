@@ -21,7 +21,9 @@ from engine.search.buffers import (
     KIND_EVAL_END,
     KIND_STORED,
     OUT_FULL,
+    OUT_HITS,
     OUT_LEAVES,
+    OUT_LOOKUPS,
     OUT_ROWS,
     unpack,
 )
@@ -245,6 +247,8 @@ def select_batch(fp, ip, *arrays):
     rows = 0
     collisions = 0
     buf.out[OUT_FULL] = 0
+    buf.out[OUT_LOOKUPS] = 0
+    buf.out[OUT_HITS] = 0
     while n_leaves < ip[IntParam.batch_size] and collisions < ip[IntParam.max_collisions]:
         i = n_leaves
         node = root
@@ -307,11 +311,13 @@ def select_batch(fp, ip, *arrays):
                 prev_pass = buf.root_points[0] == PASS_POINT
             slot = (key >> 3) & (cache_keys.shape[0] - 1)
             ended = last_pass and prev_pass
+            looked_up = not ended and depth > 0 and cache_keys.shape[0] > 0
+            buf.out[OUT_LOOKUPS] += looked_up
             if ended and ip[IntParam.exact_end] != 0:
                 _score_terminal(t, leaf, board, fp[FloatParam.komi])
                 kind = KIND_STORED
-            elif not ended and depth > 0 and cache_keys.shape[0] > 0 and buf.cache_used[slot] \
-                    and cache_keys[slot] == key:
+            elif looked_up and buf.cache_used[slot] and cache_keys[slot] == key:
+                buf.out[OUT_HITS] += 1
                 B.legal_mask(board, tm, suicide, buf.legal[rows])
                 t.node_value[leaf] = -buf.cache_value[slot]
                 t.node_score[leaf] = -buf.cache_score[slot, 0]

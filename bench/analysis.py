@@ -26,6 +26,7 @@ from pathlib import Path
 from sgfmill import sgf
 
 from bench.runner import B10_MODEL, Figures, Skip, print_figures
+from engine.rules.coords import format_vertex, point_from_sgfmill
 from tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,18 +34,20 @@ GAMES = ROOT / "records" / "b6c96-1s-vs-gnugo10-19x19.jsonl.gz"
 READY = b"Started, ready to begin handling requests"
 
 
+def main_line(game: sgf.Sgf_game) -> list[tuple[str, str]]:
+    """The game's moves as (colour "b"/"w", GTP vertex or "pass")."""
+    size = game.get_size()
+    return [(color, format_vertex(point_from_sgfmill(move, size), size, size))
+            for color, move in (node.get_move() for node in game.get_main_sequence()[1:])
+            if color is not None]
+
+
 def game_queries(count: int, visits: int, turns: int = 0) -> list[dict]:
     """One query per game (its whole main line; every turn analysed, or `turns` of them)."""
     queries = []
     for path in game_files(GAMES, tempfile.mkdtemp())[:count]:
         game = sgf.Sgf_game.from_bytes(path.read_bytes())
-        moves = []
-        for node in game.get_main_sequence()[1:]:
-            color, move = node.get_move()
-            if color is None:
-                continue
-            vertex = "pass" if move is None else "ABCDEFGHJKLMNOPQRST"[move[1]] + str(move[0] + 1)
-            moves.append([color.upper(), vertex])
+        moves = [[color.upper(), vertex] for color, vertex in main_line(game)]
         queries.append({"id": path.stem, "moves": moves, "rules": "chinese",
                         "komi": game.get_komi(), "boardXSize": 19, "boardYSize": 19,
                         "maxVisits": visits, "analyzeTurns": spread(len(moves) + 1, turns)})

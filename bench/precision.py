@@ -25,14 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import threading
-import time
 
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from bench.nn import inputs
+from bench.nn import parallel_runs
 from bench.runner import B10_MODEL, SHARED
 from engine.evaluators.onnx_evaluator import OnnxModel
 from engine.evaluators.raw_nn import raw_nn_batch
@@ -143,24 +141,8 @@ def copies(path, feeds, names: list[str] | None = None) -> dict[str, bytes]:
 
 def rate(models: list[OnnxModel], size: int, batch: int, seconds: float) -> tuple[float, float]:
     """(evaluations per wall second, per CPU second) of the models running side by side."""
-    spatial, glob = inputs(models[0], batch, size, np.random.default_rng(0))
-    for model in models:
-        model.run(spatial, glob)
-    runs = [0] * len(models)
-    stop = time.perf_counter() + seconds
-
-    def work(k):
-        while runs[k] == 0 or time.perf_counter() < stop:
-            models[k].run(spatial, glob)
-            runs[k] += 1
-    start, cpu = time.perf_counter(), time.process_time()
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(models))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    done = batch * sum(runs)
-    return done / (time.perf_counter() - start), done / (time.process_time() - cpu)
+    done, wall, cpu = parallel_runs(models, batch, size, seconds)
+    return done / wall, done / cpu
 
 
 def speeds(graphs: dict[str, bytes], rounds: int, seconds: float) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sgfmill import sgf
 
+from bench.analysis import main_line
 from bench.runner import B10_MODEL, Figures, Skip, print_figures
 from tournament.records import game_files
 
@@ -39,14 +40,7 @@ KATAGO_TIME = re.compile(rb"^Time taken: ([\d.e+-]+)")
 def positions(size: int, count: int) -> list[list[tuple[str, str]]]:
     """`count` move sequences: the first game's first n moves for n spread over the game."""
     path = game_files(GAMES[size], tempfile.mkdtemp())[0]
-    game = sgf.Sgf_game.from_bytes(path.read_bytes())
-    moves = []
-    for node in game.get_main_sequence()[1:]:
-        color, move = node.get_move()
-        if color is None:
-            continue
-        vertex = "pass" if move is None else "ABCDEFGHJKLMNOPQRST"[move[1]] + str(move[0] + 1)
-        moves.append((color, vertex))
+    moves = main_line(sgf.Sgf_game.from_bytes(path.read_bytes()))
     ends = [round(k * (len(moves) - 1) / max(count - 1, 1)) for k in range(count)]
     return [moves[:n] for n in ends]
 

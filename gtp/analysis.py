@@ -8,15 +8,20 @@ Zero's with winrate/prior/lcb as integers x10000, KataGo's with floats that alwa
 decimal point; in both `pv` is the last key of each move segment.
 """
 
+from __future__ import annotations
+
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from engine.rules.constants import PASS_POINT
 from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
-from engine.search.bans import MoveBan
+
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
+
+if TYPE_CHECKING:  # bans.py brings numpy, which GTP start-up leaves to the loader thread
+    from engine.search.bans import MoveBan
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +100,7 @@ def _ban(key: str, args: list[str], earlier: list[MoveBan], width: int,
     allow = key == "allow"
     if any(b.color == color and (allow or b.allow) for b in earlier):
         raise GtpError(SYNTAX_ERROR)
+    from engine.search.bans import MoveBan
     return MoveBan(color, frozenset(_vertex_set(args[1], width, height)), until_depth, allow)
 
 

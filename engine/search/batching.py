@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
 
-FIELDS = ("policy", "value", "score", "ownership", "score_mean", "score_mean_sq")
+FIELDS = tuple(f.name for f in fields(Evaluation))  # a cached row keeps every one
 
 
 def _group(batch: PositionBatch) -> tuple:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Callable
 
 from engine.rules.constants import PASS_POINT
 from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
-
 from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 if TYPE_CHECKING:  # bans.py brings numpy, which GTP start-up leaves to the loader thread

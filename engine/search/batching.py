@@ -42,8 +42,7 @@ def _group(batch: PositionBatch) -> tuple:
 
 def _rows(ev: Evaluation, lo: int, hi: int) -> Evaluation:
     """Rows lo..hi-1 of an Evaluation (every field, the optional ones None where None)."""
-    return Evaluation(**{f.name: None if getattr(ev, f.name) is None
-                         else getattr(ev, f.name)[lo:hi] for f in fields(Evaluation)})
+    return Evaluation(*(None if (x := getattr(ev, f)) is None else x[lo:hi] for f in FIELDS))
 
 
 def row_key(batch: PositionBatch, r: int) -> bytes:

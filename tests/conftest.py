@@ -26,6 +26,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
@@ -40,6 +41,9 @@ import pytest
 from engine.evaluators.evaluator import Capabilities, Evaluation
 from engine.rules import board as B
 
+# The run's own home and caches, as engine/__init__ completed them: every test starts with these
+SANDBOX_ENVIRONMENT = {k: os.environ.get(k) for k in ("HOME", "XDG_CACHE_HOME", "NUMBA_CACHE_DIR")}
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -52,6 +56,18 @@ FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
 
 
 EXPENSIVE = ("slow", "strength")
+
+
+@pytest.fixture(autouse=True)
+def sandbox_environment(request):
+    """Puts the run's home and caches back after a test that changed them without restoring
+    (or whose leftover thread did), naming it in a warning: otherwise every later test would
+    compile and convert into whatever it left, numba even next to the sources."""
+    yield
+    changed = {k: v for k, v in SANDBOX_ENVIRONMENT.items() if os.environ.get(k) != v}
+    for key, value in changed.items():
+        warnings.warn(f"{request.node.nodeid} left {key}={os.environ.get(key)!r}; restored")
+        os.environ[key] = value
 
 
 def pytest_addoption(parser):

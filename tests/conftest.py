@@ -66,7 +66,8 @@ def sandbox_environment(request):
     yield
     changed = {k: v for k, v in SANDBOX_ENVIRONMENT.items() if os.environ.get(k) != v}
     for key, value in changed.items():
-        warnings.warn(f"{request.node.nodeid} left {key}={os.environ.get(key)!r}; restored")
+        warnings.warn(f"{request.node.nodeid} left {key}={os.environ.get(key)!r}; restored",
+                      stacklevel=2)
         os.environ[key] = value
 
 

@@ -9,7 +9,9 @@ every such test is collected whether or not ../shared exists, so none disappears
 The run gets a home and cache of its own, empty at the start and removed at the end, before
 anything imports the engine: numba's compiled kernels, converted and quantized networks are made
 afresh, as a new user's first start makes them, and nothing is read from or written into the
-developer's home. Engines the tests start inherit it.
+developer's home. Engines the tests start inherit it. Tests import nothing from this file:
+pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
+time, making a second home and dropping NUMBA_CACHE_DIR.
 
 Two markers (registered in setup.cfg) set the expensive tests apart: `slow` for the originals of
 checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a

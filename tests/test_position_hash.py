@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +15,8 @@ from engine.evaluators.evaluator import UniformEvaluator
 from engine.rules.constants import BLACK, MOVE_OK, WHITE
 from engine.rules.coords import parse_vertex
 from kata_analysis.position_hash import position_hashes
-from tests.conftest import ROOT
 
+ROOT = Path(__file__).resolve().parents[1]
 STONES = "C3 E5 G7 C7 D4"  # no symmetry of its own
 
 

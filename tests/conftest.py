@@ -11,7 +11,7 @@ anything imports the engine: numba's compiled kernels, converted and quantized n
 afresh, as a new user's first start makes them, and nothing is read from or written into the
 developer's home. Engines the tests start inherit it. Tests import nothing from this file:
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
-time, making a second home and dropping NUMBA_CACHE_DIR.
+time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
 
 Two markers (registered in setup.cfg) set the expensive tests apart: `slow` for the originals of
 checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a
@@ -28,9 +28,11 @@ import shlex
 import shutil
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
+if __name__ != "conftest" and "conftest" in sys.modules:  # see the docstring
+    raise ImportError("tests/conftest.py is pytest's own: import nothing from it (a second run "
+                      "of it makes a second home and drops NUMBA_CACHE_DIR)")
 SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
 atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
 os.environ["HOME"] = str(SANDBOX / "home")
@@ -42,9 +44,6 @@ import pytest
 
 from engine.evaluators.evaluator import Capabilities, Evaluation
 from engine.rules import board as B
-
-# The run's own home and caches, as engine/__init__ completed them: every test starts with these
-SANDBOX_ENVIRONMENT = {k: os.environ.get(k) for k in ("HOME", "XDG_CACHE_HOME", "NUMBA_CACHE_DIR")}
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -58,19 +57,6 @@ FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
 
 
 EXPENSIVE = ("slow", "strength")
-
-
-@pytest.fixture(autouse=True)
-def sandbox_environment(request):
-    """Puts the run's home and caches back after a test that changed them without restoring
-    (or whose leftover thread did), naming it in a warning: otherwise every later test would
-    compile and convert into whatever it left, numba even next to the sources."""
-    yield
-    changed = {k: v for k, v in SANDBOX_ENVIRONMENT.items() if os.environ.get(k) != v}
-    for key, value in changed.items():
-        warnings.warn(f"{request.node.nodeid} left {key}={os.environ.get(key)!r}; restored",
-                      stacklevel=2)
-        os.environ[key] = value
 
 
 def pytest_addoption(parser):

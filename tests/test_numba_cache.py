@@ -51,9 +51,7 @@ def test_the_suite_runs_in_a_home_and_cache_of_its_own():
     home = Path.home()
     sandbox = home.parent
     assert home.name == "home" and sandbox.name.startswith("dosaku-tests-")
-    # numba re-reads its NUMBA_* settings when it next compiles; a test that changed them for
-    # its children meanwhile (the wheel test empties NUMBA_CACHE_DIR) leaves the value it read
-    # then until that compile: read them as the next compile will
+    # numba re-reads its NUMBA_* settings at each compile: read them as the next compile will
     numba.core.config.reload_config()
     assert Path(numba.config.CACHE_DIR).is_relative_to(sandbox)
     assert Path(os.environ["NUMBA_CACHE_DIR"]).is_relative_to(sandbox)

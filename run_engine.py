@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     from gtp.loader import EngineLoader
     from gtp.server import GtpServer
     out = protocol_stream()
-    loader = EngineLoader.start(lambda: build_engine(args, background=True),
+    loader = EngineLoader.start(lambda: build_engine(args, background=True, serving=True),
                                 network=args.evaluator == "onnx")
     net = net_name(args.model) if args.evaluator == "onnx" else None
     server = GtpServer(Commands(loader, net))

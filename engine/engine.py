@@ -13,10 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from engine import precompile
+from engine import plain_kernels, precompile
 from engine.config import EngineConfig
 from engine.dead_stones import DeadStones, black_ownership
-from engine.evaluators.evaluator import UniformEvaluator
 from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator
 from engine.rules import board as B
@@ -271,13 +270,14 @@ class Engine:
             self.log(f"tree reuse: {reused} visits kept")
 
     def warm_up(self, background: bool = False) -> None:
-        """Compile the numba kernels with a tiny search on a scratch copy of the position.
+        """Load the numba kernels a genmove calls from the cache, or compile them there.
 
-        On a cold cache a helper process compiles the evaluator's, game and tree kernels at
-        the same time (engine/precompile.py): the search kernels are compiled here meanwhile
-        with a uniform evaluator, then the helper's work comes from the cache. In the
-        background, board commands go on at once (compiling the few kernels they need) while
-        the methods that search or evaluate wait for the warm-up.
+        The network is not run: the first search loads what its evaluator needs. On a cold
+        cache a helper process compiles the evaluator's, game and tree kernels at the same time
+        (engine/precompile.py): the search kernels are compiled here meanwhile, then the
+        helper's work comes from the cache. In the background, board commands go on at once
+        (compiling the few kernels they need) while the methods that search or evaluate wait
+        for the warm-up.
         """
         self._warm.clear()
         if background:
@@ -289,24 +289,17 @@ class Engine:
 
     def _warm_up(self) -> None:
         try:
-            helper = precompile.start_helper(self.search.capabilities.precompile_kind)
+            kind = self.search.capabilities.precompile_kind
+            helper = precompile.start_helper(kind)
+            precompile.compile_search(self.config.search, self.game.width, self.game.height)
+            precompile.compile_game_and_tree()
             if helper is not None:
-                self._tiny_search(UniformEvaluator())
-                precompile.compile_game_and_tree()
                 precompile.wait_for(helper)
-            self._tiny_search(self.evaluator)
+            precompile.compile_evaluator(kind)
         except BaseException as exc:  # reported by the first method that needs the kernels
             self._warm_error = exc
         finally:
             self._warm.set()
-
-    def _tiny_search(self, evaluator) -> None:
-        scratch = GameState(self.game.width, self.game.height, self.game.komi, self.game.rules)
-        small = replace(self.config.search, max_nodes=1000, max_edges=100_000)
-        search = Search(evaluator, small, self.config.seed, self.log)
-        search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
-        search.principal_variation(int(search.root_stats().actions[0]))
-        search.compile_backup(scratch)
 
     # ---- move generation -------------------------------------------------------------------
     @_after_warm_up
@@ -473,6 +466,7 @@ class Engine:
         afresh, as KataGo's does when the avoided moves change: its visits went to moves
         banned now or passed over moves that are not, and would count toward this search's
         limits."""
+        plain_kernels.settle()  # the compiled kernels, once ready, from this search on
         same = bans is None if self._bans is None else \
             bans is not None and np.array_equal(bans, self._bans)
         if not same:

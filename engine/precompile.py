@@ -1,23 +1,27 @@
-"""A cold start in two processes: numba kernels compiled beside the engine's own warm-up.
+"""Compiling the numba kernels without making a client wait for it.
 
 numba compiles a kernel, with everything it calls, on its first call and keeps the machine
 code in its on-disk cache, which processes share: what one process has stored, another loads
-instead of compiling. On an empty cache (a new install or new engine sources) the engine starts
-`python -m engine.precompile KIND` and compiles the search kernels itself meanwhile; the helper
-compiles the leaf evaluator's kernels (KIND, its Capabilities.precompile_kind: `rollout`, or a
-network feature set such as `katago-v7`), then the game and tree kernels a genmove needs around
-the search; the engine, after the search kernels, loads those or compiles them itself if the
-helper is still busy with a network's features, then waits for the helper. Without a second
-core, or with a warm cache, there is no helper.
+in a fraction of a second instead of compiling. On an empty cache (a new install or new engine
+sources) compiling what a genmove calls takes 20-50 s, so the engine starts
+`python -m engine.precompile KIND`, a helper that compiles the leaf evaluator's kernels (KIND,
+its Capabilities.precompile_kind: `rollout`, or a network feature set such as `katago-v7`), the
+game and tree kernels around the search, and the search's own, into the cache. A protocol
+server meanwhile runs the kernels as plain Python (engine/plain_kernels.py) and takes the
+compiled ones once the helper is done; an engine that must be compiled before it returns
+(`--precompile`, the tools) compiles the search kernels itself beside the helper, then loads
+the helper's work.
 """
 
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from engine import plain_kernels
 from engine.evaluators.positions import batch_row_from_game
 from engine.search.config import SearchConfig
 
@@ -34,14 +38,28 @@ def cache_is_cold() -> bool:
     return not any(folder.rglob("selection.select_batch-*.nbi"))
 
 
-def start_helper(kind: str | None) -> subprocess.Popen | None:
-    """The helper process on a cold cache with a spare core, else None."""
-    if (os.cpu_count() or 1) < 2 or not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
+def start_helper(kind: str | None, spare_core: bool = True) -> subprocess.Popen | None:
+    """The helper process on a cold cache (with a spare core, where `spare_core`), else None."""
+    if plain_kernels.is_plain() or spare_core and (os.cpu_count() or 1) < 2:
+        return None  # (plain: a helper is at work already)
+    if not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
         return None
     args = [sys.executable, "-m", "engine.precompile"] + ([kind] if kind else [])
     path = os.pathsep.join(filter(None, [str(PACKAGES), os.environ.get("PYTHONPATH")]))
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=path))
+
+
+def compile_in_background(kind: str | None) -> bool:
+    """On a cold cache, start the helper and run the kernels as plain Python until it is done
+    (True); False where the cache is warm or the kernels cannot run plain."""
+    if not cache_is_cold() or not plain_kernels.install():
+        return False
+    helper = start_helper(kind, spare_core=False)
+    if helper is None:
+        return False
+    plain_kernels.run_plain_until(helper)
+    return True
 
 
 def wait_for(helper: subprocess.Popen) -> None:
@@ -71,6 +89,23 @@ def compile_evaluator(kind: str | None) -> None:
                   np.zeros((2, globals_), np.float32), np.zeros(1, np.int64))
 
 
+def compile_search(config: SearchConfig, width: int = 9, height: int = 9) -> None:
+    """Compile the search's kernels with a tiny search of a uniform evaluator: selection,
+    backup, re-centring, principal variations (the network's own kernels are
+    compile_evaluator's)."""
+    from engine.evaluators.evaluator import UniformEvaluator
+    from engine.rules.constants import BLACK
+    from engine.rules.game import GameState
+    from engine.search.driver import Search
+    from engine.search.limits import SearchLimits
+    scratch = GameState(width, height)
+    small = replace(config, max_nodes=1000, max_edges=100_000)
+    search = Search(UniformEvaluator(), small)
+    search.run(scratch, BLACK, SearchLimits(playouts=4 * small.batch_size))
+    search.principal_variation(int(search.root_stats().actions[0]))
+    search.compile_backup(scratch)
+
+
 def compile_game_and_tree() -> None:
     """Compile what a genmove calls around the selection: the backup, moves, legality, tree
     reuse."""
@@ -96,6 +131,7 @@ def _scratch_game():
     return GameState(9, 9)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # the search last: its kernel in the cache means a warm cache
     compile_evaluator(sys.argv[1] if len(sys.argv) > 1 else None)
     compile_game_and_tree()
+    compile_search(SearchConfig())

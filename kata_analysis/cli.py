@@ -95,7 +95,7 @@ def main(argv: list[str]) -> None:
         log.warning("-human-model is not supported; ignored")
     announce_evaluator(args)
     out = Output(protocol_stream())
-    engine = build_engine(args)
+    engine = build_engine(args, serving=True)
     batcher = SharedBatcher(engine.evaluator, settings.max_batch, SHARED_CACHE_ROWS)
     config = replace(engine_config(args), tree_reuse=False, report_reuse=False,
                      report_moves=False)

@@ -41,19 +41,26 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
     return config
 
 
-def build_engine(args: argparse.Namespace, background: bool = False):
+def build_engine(args: argparse.Namespace, background: bool = False, serving: bool = False):
     """Construct the Engine and warm up its kernels (the whole runs on the loader thread; with
     `background` the warm-up goes on after it returns, so that board commands are answered
-    while the search kernels compile)."""
+    while the search kernels load). `serving`: for a protocol server, which on a cold cache
+    plays on the kernels as plain Python while a helper compiles them (engine/precompile.py)."""
+    from engine import precompile
     from engine.engine import Engine
+    from engine.evaluators.evaluator import capabilities_of
     from engine.rules.rulesets import rules_by_name
     try:
         rules = rules_by_name(args.rules)
     except KeyError:
         raise ValueError(f"unknown --rules {args.rules!r}") from None
-    engine = Engine(args.boardsize, args.boardsize, args.komi, rules,
-                    evaluator=build_evaluator(args), config=engine_config(args))
-    engine.warm_up(background)
+    evaluator = build_evaluator(args)
+    kind = capabilities_of(evaluator).precompile_kind
+    plain = serving and precompile.compile_in_background(kind)
+    engine = Engine(args.boardsize, args.boardsize, args.komi, rules, evaluator=evaluator,
+                    config=engine_config(args))
+    if not plain:
+        engine.warm_up(background)
     return engine
 
 

@@ -1,7 +1,7 @@
 """GoGui 1.6's own programs drive the engine on its default net: GoGui's GTP client and board
 parser read every analyze command (tests/gogui/AnalyzeCheck.java, compiled at test time against
 gogui.jar), gogui-regress runs tests/gtp/*.tst, gogui-twogtp plays GNU Go with GNU Go as
-referee. docs/gtp.md#gogui gives the same command lines.
+referee. docs/gtp.md (Clients, GoGui) gives the same command lines.
 
 GoGui's jars are in ../shared/clients/gogui (built from GoGui's source, never copied here) and
 need Java 17; without them, or without java, the tests skip naming ../shared.

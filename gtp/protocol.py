@@ -4,6 +4,9 @@ Pure string functions, no engine and no I/O, so every framing rule is testable o
 Rules (GTP v2 spec section 2): control characters other than TAB and LF are discarded, TAB
 becomes a space, everything from `#` on is a comment, lines left empty are ignored; an answer
 is `=[id] text` or `?[id] text` followed by one empty line, and never contains an empty line.
+The space after `=[id]` is always written, before an empty or multi-line body too, as GNU Go
+writes it: GoGui's client (and gogui-regress) keep what follows the first space of an answer,
+so a board starting right after `=[id]` and a newline would lose its first value.
 """
 
 import re
@@ -84,18 +87,23 @@ def failure(cid: int | None, text: str) -> str:
 
 
 def header(cid: int | None) -> str:
-    """First line of a streaming answer (`=id` and its newline); the body follows."""
-    return "=" + ("" if cid is None else str(cid)) + "\n"
+    """First line of a streaming answer (`=id `, its space and newline); the body follows."""
+    return _head("=", cid) + "\n"
+
+
+def _head(mark: str, cid: int | None) -> str:
+    """`=[id] ` or `?[id] `: the mark, the id and the space every answer has after them."""
+    return mark + ("" if cid is None else str(cid)) + " "
 
 
 def _frame(mark: str, cid: int | None, text: str) -> str:
-    head = mark + ("" if cid is None else str(cid))
+    head = _head(mark, cid)
     body = _clean(text)
     if not body:
         return head + "\n\n"
     if text.startswith("\n"):  # multi-line answers such as showboard start on their own line
         return head + "\n" + body + "\n\n"
-    return head + " " + body + "\n\n"
+    return head + body + "\n\n"
 
 
 def stream_line(text: str) -> str:

@@ -58,6 +58,8 @@ def analysis(lz: bool) -> str:
 def answer(cid: str, text: str = "", ok: bool = True) -> None:
     if mode == "noisy":
         out.write("junk before the answer\n")
+    # an empty answer is `=ID` with no space, as some engines write it (Dosaku and GNU Go write
+    # `=ID `): the controller must read both
     out.write(f"{'=' if ok else '?'}{cid} {text}".rstrip() + "\n\n")
     out.flush()
 

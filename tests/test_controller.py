@@ -29,6 +29,16 @@ def test_parse_response_ids_and_text():
         parse_response(["hello"])
 
 
+@pytest.mark.parametrize("head", ["=7", "=7 ", "?7", "?7 "])
+def test_parse_response_with_or_without_the_space_after_the_id(head):
+    """GNU Go (and Dosaku) write `=7 ` before an empty or multi-line body; older engines write
+    `=7` alone. Both read the same."""
+    empty = parse_response([head])
+    assert (empty.ok, empty.id, empty.text) == (head[0] == "=", 7, "")
+    board = parse_response([head, "0.1 0.2", "0.3 0.4"])
+    assert (board.ok, board.id, board.text) == (head[0] == "=", 7, "0.1 0.2\n0.3 0.4")
+
+
 def test_send_failure_and_echoed_id(fake_engine):
     with GtpController(fake_engine("pass")) as c:
         assert c.send("name") == "Fake pass"

@@ -151,7 +151,7 @@ def loop():
 def test_lz_analyze_streams_until_next_line(loop):
     send, readline = loop
     send("7 lz-analyze b 2\n")
-    assert readline() == "=7\n"
+    assert readline() == "=7 \n"
     infos = [readline() for _ in range(4)]
     for k, line in enumerate(infos, start=1):
         assert line == f"info move D4 visits {k} winrate 5000 prior 3000 lcb 4500 order 0 pv D4\n"
@@ -170,7 +170,7 @@ def test_lz_analyze_streams_until_next_line(loop):
 def test_bare_newline_stops_kata_analyze(loop):
     send, readline = loop
     send("kata-analyze w 1 rootInfo true\n")
-    assert readline() == "=\n"
+    assert readline() == "= \n"
     first = readline()
     assert first.startswith("info move D4 visits 1 winrate 0.5 scoreLead 0.0 ")
     assert " pv D4 rootInfo visits 1 winrate 0.5" in first
@@ -197,7 +197,7 @@ def test_genmove_analyze_plays_and_ends_with_play_line(loop):
         if line == "\n":
             break
         lines.append(line)
-    assert lines[0] == "=5\n"
+    assert lines[0] == "=5 \n"
     assert [ln.split()[4] for ln in lines[1:-1]] == ["1", "2", "3"]  # visits per report
     assert lines[-1] == "play Q16\n"
     send("play b q16\n")
@@ -208,5 +208,5 @@ def test_genmove_analyze_plays_and_ends_with_play_line(loop):
 def test_handle_line_runs_a_stream_once_without_a_loop():
     server = GtpServer(Commands(EngineLoader.of(ScriptedEngine(19, 19))))
     text = server.handle_line("kata-analyze b 50")
-    assert text.startswith("=\ninfo move D4 visits 1 ") and text.endswith(" pv D4\n\n")
+    assert text.startswith("= \ninfo move D4 visits 1 ") and text.endswith(" pv D4\n\n")
     assert text.count("\n\n") == 1

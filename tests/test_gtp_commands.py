@@ -79,7 +79,7 @@ def test_unknown_command_and_ids(srv):
 
 
 def test_quit(srv):
-    assert srv.handle_line("9 quit") == "=9\n\n"
+    assert srv.handle_line("9 quit") == "=9 \n\n"
     assert srv.commands.quit_requested
 
 

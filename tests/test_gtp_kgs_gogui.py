@@ -107,7 +107,7 @@ def test_game_over_and_chat():
     srv = server(rollout_engine())
     ok(srv, "play b e5")
     before = ok(srv, "printsgf")
-    assert srv.handle_line("4 kgs-game_over") == "=4\n\n"
+    assert srv.handle_line("4 kgs-game_over") == "=4 \n\n"
     assert ok(srv, "printsgf") == before  # nothing changes
     reply = ok(srv, "kgs-chat game alice hello there")
     assert "Dosaku" in reply and "\n" not in reply
@@ -122,7 +122,7 @@ def test_chat_answers_even_when_the_engine_failed_to_start():
     loader = EngineLoader.start(broken)
     srv = GtpServer(Commands(loader))
     assert ok(srv, "kgs-chat game bob hi")
-    assert srv.handle_line("kgs-game_over") == "=\n\n"
+    assert srv.handle_line("kgs-game_over") == "= \n\n"
     assert fail(srv, "genmove b").startswith("engine failed to start")
 
 

@@ -70,7 +70,7 @@ class Loop:
 
     def close(self) -> None:
         self.send("quit\n")
-        assert self.answer() == "=\n"
+        assert self.answer() == "= \n"
         self.thread.join(5)
         assert not self.thread.is_alive()
 
@@ -94,7 +94,7 @@ def test_pondered_visits_count_at_the_next_genmove():
     assert stats.root_visits > 200  # far beyond the 100 of a genmove
     best = int(stats.actions[stats.visits.argmax()])
     reply = format_vertex(point_from_action(best, 9, 9), 9, 9)
-    assert loop.timed(f"play w {reply}\n")[0] == "=\n"  # White plays the move pondered most
+    assert loop.timed(f"play w {reply}\n")[0] == "= \n"  # White plays the move pondered most
     kept = engine.search.root_stats().root_visits  # pondering stopped at `play`
     assert 0 < stats.visits.max() <= kept < 100  # its subtree was kept
     logs.clear()
@@ -127,7 +127,7 @@ def test_commands_during_pondering_are_answered_at_once_and_pondering_goes_on():
         assert answer.startswith("=") and waited < HANG, (line, waited)
         seen.append(engine.search.root_stats().root_visits)
     assert seen == sorted(seen) and seen[-1] > seen[0] + 50  # resumed after each command
-    assert loop.timed("play w pass\n")[0] == "=\n"  # the game changed: no more pondering
+    assert loop.timed("play w pass\n")[0] == "= \n"  # the game changed: no more pondering
     assert_search_idle(engine, 0.3)
     loop.close()
 
@@ -150,11 +150,11 @@ def test_interrupt_ends_a_genmove_and_other_lines_do_not():
     assert re.fullmatch(r"= [A-J]\d\n", answer) and waited < HANG  # not the 30 s limit
     assert REPORT.fullmatch(logs[-1])
     ok = loop.timed("kata-set-param time 0.8\n")[0]
-    assert ok == "=\n"
+    assert ok == "= \n"
     answer, waited = loop.timed("genmove w\nname\n")  # a pipelined command waits its turn
     assert re.fullmatch(r"= [A-J]\d\n", answer) and waited > 0.75
     assert loop.answer() == "= Dosaku\n"
-    assert loop.timed("gogui-interrupt\n")[0] == "=\n"
+    assert loop.timed("gogui-interrupt\n")[0] == "= \n"
     loop.close()
 
 

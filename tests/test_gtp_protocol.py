@@ -62,7 +62,7 @@ def test_parse_id_is_decimal():
 
 
 def test_success_and_failure_framing():
-    assert success(None, "") == "=\n\n"
+    assert success(None, "") == "= \n\n"  # GNU Go's empty answer
     assert success(None, "2") == "= 2\n\n"
     assert success(5, "Dosaku") == "=5 Dosaku\n\n"
     assert failure(None, "unknown command") == "? unknown command\n\n"
@@ -71,18 +71,20 @@ def test_success_and_failure_framing():
 
 def test_answer_never_contains_an_empty_line():
     text = success(3, "\nline one\n\n\nline two\n\n")
-    assert text == "=3\nline one\nline two\n\n"
+    assert text == "=3 \nline one\nline two\n\n"
     assert text.count("\n\n") == 1 and text.endswith("\n\n")
     assert success(None, "a\n \nb\x00c") == "= a\nbc\n\n"
 
 
 def test_multiline_answer_starting_with_newline_starts_on_next_line():
-    assert success(1, "\nrow1\nrow2") == "=1\nrow1\nrow2\n\n"
+    assert success(1, "\nrow1\nrow2") == "=1 \nrow1\nrow2\n\n"
+    assert failure(2, "\nrow1\nrow2") == "?2 \nrow1\nrow2\n\n"
+    assert failure(None, "") == "? \n\n"
 
 
 def test_stream_pieces():
-    assert header(None) == "=\n"
-    assert header(9) == "=9\n"
+    assert header(None) == "= \n"
+    assert header(9) == "=9 \n"
     assert stream_line("info move D4") == "info move D4\n"
     assert stream_line("a\n\nb") == "a b\n"
     assert stream_line("\n\n") == ""

@@ -40,7 +40,7 @@ class Proc:
     def close(self) -> int:
         try:
             self.send(b"quit\n")
-            assert self.answer() == "=\n"
+            assert self.answer() == "= \n"
         finally:
             self.p.stdin.close()
         return self.p.wait(10)
@@ -86,23 +86,23 @@ def test_transcript():
     e = Proc("--boardsize", "9", "--komi", "6.5")
     script = [
         ("1 get_komi", "=1 6.5"),
-        ("boardsize 5", "="),
-        ("clear_board\r", "="),  # CR LF line ending
-        ("\t2\tplay\tb\tc3  # tabs and a comment", "=2"),
+        ("boardsize 5", "= "),
+        ("clear_board\r", "= "),  # CR LF line ending
+        ("\t2\tplay\tb\tc3  # tabs and a comment", "=2 "),
         ("", None),  # empty lines get no answer
         ("# a comment line", None),
         ("play w c3", "? illegal move"),
         ("3 play b zz", "?3 syntax error"),
-        ("undo", "="),
+        ("undo", "= "),
         ("undo", "? cannot undo"),
         ("boardsize 30", "? unacceptable size"),
         ("fixed_handicap 1", "? invalid number of stones"),
         ("foo", "? unknown command"),
         ("10 known_command lz-analyze", "=10 true"),
-        ("komi 0.5", "="),
-        ("play b c3", "="),
+        ("komi 0.5", "= "),
+        ("play b c3", "= "),
         ("final_score", "= B+24.5"),
-        ("final_status_list dead", "="),
+        ("final_status_list dead", "= "),
     ]
     for line, expected in script:
         e.send(line.encode() + b"\n")
@@ -112,7 +112,7 @@ def test_transcript():
     assert re.fullmatch(r"= ([A-E][1-5]|pass|resign)\n", e.answer())
     e.send(b"showboard\n")
     board = e.answer()
-    assert board.startswith("=\n") and board.count("\n") == 9  # header + 8 lines, no blank one
+    assert board.startswith("= \n") and board.count("\n") == 9  # header + 8 lines, no blank one
     assert e.close() == 0
 
 
@@ -120,14 +120,14 @@ def test_end_of_input_exits_cleanly():
     p = subprocess.run(ENGINE, input=b"name\nboardsize 9\nplay b e5", capture_output=True,
                        timeout=60)
     assert p.returncode == 0
-    assert p.stdout == b"= " + NAME + b"\n\n=\n\n=\n\n"  # no newline on the last line: answered
+    assert p.stdout == b"= " + NAME + b"\n\n= \n\n= \n\n"  # no newline on the last line: answered
 
 
 def test_bad_engine_flag_is_reported_on_every_engine_command():
     p = subprocess.run(ENGINE + ["--rules", "nonsense"], input=b"name\nboardsize 9\nquit\n",
                        capture_output=True, timeout=60)
     assert p.stdout == (b"= " + NAME + b"\n\n? engine failed to start: unknown --rules "
-                        b"'nonsense'\n\n=\n\n")
+                        b"'nonsense'\n\n= \n\n")
 
 
 def test_stdout_carries_protocol_only():

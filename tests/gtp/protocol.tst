@@ -5,10 +5,11 @@
 
 1 protocol_version
 #? [2]
+# with a network, name and version carry the net's name: `Dosaku (NET)`, `0.1.0+NET`
 2 name
-#? [Dosaku]
+#? [Dosaku( \([\w.-]+\))?]
 3 version
-#? [\d+\.\d+\.\d+]
+#? [\d+\.\d+\.\d+(\+[\w.-]+)?]
 # an id of several digits and leading zeros is echoed as a number
 0004 known_command play
 #? [true]

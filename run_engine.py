@@ -52,10 +52,14 @@ def main(argv: list[str] | None = None) -> None:
     loader = EngineLoader.start(lambda: build_engine(args, background=True, serving=True),
                                 network=args.evaluator == "onnx")
     net = net_name(args.model) if args.evaluator == "onnx" else None
-    server = GtpServer(Commands(loader, net))
+    server = GtpServer(Commands(loader, net), on_quit_deadline=_leave)
     server.serve(sys.stdin.buffer, out)
-    # The reader and loader threads may still be blocked in I/O or compiling: leave without
-    # waiting for them (interpreter shutdown would abort on the reader's stdin lock).
+    _leave()
+
+
+def _leave() -> None:
+    """Exit now. The reader and loader threads may still be blocked in I/O or compiling: leave
+    without waiting for them (interpreter shutdown would abort on the reader's stdin lock)."""
     logging.shutdown()
     os._exit(0)
 

@@ -46,6 +46,9 @@ class EngineConfig:
     report_reuse: bool = True  # log reused visits to stderr after tree reuse
     report_moves: bool = True  # log one line per genmove: visits, speed, winrate, lead, PV
     ponder: bool = False  # think on the opponent's time after genmove (the GTP server runs it)
+    friendly_pass: bool = True  # pass back after the opponent's pass when that keeps the result
+    #                             with dead stones removed (engine/friendly_pass.py); off:
+    #                             capture them first, for servers without a removal phase
     seed: int = 0  # seed of every random choice (noise, sampling, rollouts, symmetries)
 
     @property

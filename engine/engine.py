@@ -18,8 +18,9 @@ from engine.config import EngineConfig
 from engine.dead_stones import DeadStones, black_ownership
 from engine.evaluators.positions import position_batch
 from engine.evaluators.rollout import RolloutEvaluator
+from engine.friendly_pass import lead_for, opponent_passed, pass_keeps_result, removes_dead_stones
 from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
+from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, PASS_POINT, WHITE
 from engine.rules.coords import format_vertex, neighbours, point_from_action
 from engine.rules.free_handicap import free_handicap_points
 from engine.rules.game import GameState
@@ -250,9 +251,11 @@ class Engine:
         """A new clock for both players (forgets any time_left reports)."""
         self.clock.set(settings)
 
-    def set_time_left(self, color: int, seconds: float, stones: int) -> None:
-        """The controller's report of colour's clock (GTP time_left)."""
-        self.clock.report(color, seconds, stones)
+    def set_time_left(self, color: int, seconds: float, stones: int,
+                      at: float | None = None) -> None:
+        """The controller's report of colour's clock (GTP time_left), received at monotonic
+        time `at` (None: now does not matter): colour's next genmove counts from then."""
+        self.clock.report(color, seconds, stones, at, len(self.game.moves))
 
     def clear_cache(self) -> None:
         """Forget cached evaluations and the search tree."""
@@ -316,6 +319,11 @@ class Engine:
         cfg = self.config
         started = time.monotonic()
         limits = self._limits(color)
+        friendly = cfg.friendly_pass and not cleanup and removes_dead_stones(self.game.rules) \
+            and opponent_passed(self.game, color)
+        lead = lead_for(color, self.final_score()) if friendly else 0.0
+        if friendly and pass_keeps_result(lead, None):
+            return self._friendly_pass(color, commit, started, lead)
         update = None
         if on_update is not None:
             update = lambda: on_update(self.snapshot(color))  # noqa: E731
@@ -325,8 +333,10 @@ class Engine:
         action = choose_action(stats, cfg, self.game)
         point = point_from_action(action, self.game.width, self.game.height)
         seconds = time.monotonic() - started
-        self.clock.record_move(color, seconds)
         resign = self._resign.should_resign(cfg, self.game, color, stats, action)
+        if friendly and not resign and pass_keeps_result(lead, self._winrate(stats, action)):
+            return self._friendly_pass(color, commit, started, lead)
+        self.clock.record_move(color, seconds)
         if cfg.report_moves:
             self.log(self._move_report(color, stats, action, playouts, seconds, resign))
         if resign:
@@ -335,6 +345,23 @@ class Engine:
             self.game.play(color, point)
             self._follow_move()
         return point
+
+    def _friendly_pass(self, color: int, commit: bool, started: float, lead: float) -> int:
+        """Pass back after the opponent's pass (engine/friendly_pass.py)."""
+        self.clock.record_move(color, time.monotonic() - started)
+        if self.config.report_moves:
+            self.log(f"genmove {'B' if color == BLACK else 'W'} pass: the opponent passed and "
+                     f"passing keeps the result (lead {lead:+.1f} with dead stones removed)")
+        if commit:
+            self.game.play(color, PASS_POINT)
+            self._follow_move()
+        return PASS_POINT
+
+    @staticmethod
+    def _winrate(stats: RootStats, action: int) -> float:
+        """The searched winrate of `action` for the side to move (0.5 when unvisited)."""
+        j = np.flatnonzero(stats.actions == action)
+        return float((stats.value[j[0]] + 1) / 2) if len(j) else 0.5
 
     def _move_report(self, color: int, stats: RootStats, action: int, playouts: int,
                      seconds: float, resign: bool) -> str:
@@ -370,7 +397,8 @@ class Engine:
         """The search limits of a genmove now: the config's, with the clock's budget."""
         cfg = self.config
         g = self.game
-        budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer)
+        budget = self.clock.budget(color, g.width * g.height, len(g.moves), cfg.lag_buffer,
+                                   time.monotonic())
         bank_time = budget is not None and self.clock.keeps_saved_time(color)
         return SearchLimits(*cfg.move_limits(budget), bank_time=bank_time,
                             early_stop=cfg.early_stop and bank_time)

@@ -32,24 +32,40 @@ class Clock:
     def __init__(self):
         self.settings = TimeSettings()
         self.left: dict[int, tuple[float, int]] = {}
+        self.reported: dict[int, tuple[float, int]] = {}  # colour -> (when, moves played then)
 
     def set(self, settings: TimeSettings) -> None:
         """A new clock for both players (forgets any time_left reports)."""
         self.settings = settings
         self.left.clear()
+        self.reported.clear()
 
-    def report(self, color: int, seconds: float, stones: int) -> None:
-        """The controller's report of colour's clock (GTP time_left)."""
+    def report(self, color: int, seconds: float, stones: int, at: float | None = None,
+               moves_played: int = 0) -> None:
+        """The controller's report of colour's clock (GTP time_left), read at monotonic time
+        `at` with `moves_played` moves on the board; colour's clock has run since then."""
         self.left[color] = (seconds, stones)
+        if at is None:
+            self.reported.pop(color, None)
+        else:
+            self.reported[color] = (at, moves_played)
 
     def budget(self, color: int, board_points: int, moves_played: int,
-               lag_buffer: float) -> float | None:
-        """Seconds for colour's move now, or None when the game is untimed."""
+               lag_buffer: float, now: float | None = None) -> float | None:
+        """Seconds for colour's move now, or None when the game is untimed.
+
+        `now` (monotonic): the time since colour's last time_left report, if no move was
+        played since, is gone from its clock already (an engine still starting when the
+        report came, a slow command in between).
+        """
         ts = self.settings
         if ts.main_time < 0 or (ts.main_time == 0 and ts.byo_time > 0 and ts.byo_stones == 0
                                 and ts.byo_periods == 0):
             return None
         left, stones = self.left.get(color, (ts.main_time, 0))
+        at, moves_then = self.reported.get(color, (None, -1))
+        if now is not None and at is not None and moves_then == moves_played and now > at:
+            left, stones = after_wait(ts, left, stones, now - at)
         return move_budget(ts.main_time, ts.byo_time, ts.byo_stones, ts.byo_periods, left,
                            stones, board_points, moves_played, lag_buffer, ts.increment,
                            ts.max_per_move)
@@ -69,9 +85,28 @@ class Clock:
         if ts.main_time < 0:
             return
         left, stones = self.left.get(color, (ts.main_time, 0))
+        self.reported.pop(color, None)
         self.left[color] = spend(left, ts.byo_time, ts.byo_stones, ts.byo_periods, stones, used,
                                  ts.increment, ts.main_time_cap)
 
+
+
+def after_wait(ts: TimeSettings, left: float, stones: int, waited: float) -> tuple[float, int]:
+    """Clock state (time_left, stones_left) after `waited` seconds of the mover's own time
+    with no move made: main time runs down into the periods (Japanese: each one used up is
+    lost; Canadian: the first period starts with all its stones)."""
+    t = left - waited
+    if t >= 0:
+        return t, stones
+    if stones == 0 and ts.byo_time > 0 and ts.byo_periods > 0:  # main time out: periods
+        over = -t
+        return ts.byo_time - over % ts.byo_time, max(ts.byo_periods - int(over // ts.byo_time), 0)
+    if stones == 0 and ts.byo_time > 0 and ts.byo_stones > 0:
+        return max(ts.byo_time + t, 0.0), ts.byo_stones
+    if stones > 0 and ts.byo_periods > 0 and ts.byo_time > 0:  # inside the periods already
+        over = -t
+        return ts.byo_time - over % ts.byo_time, max(stones - 1 - int(over // ts.byo_time), 0)
+    return 0.0, stones
 
 
 def expected_moves_left(board_points: int, moves_played: int) -> float:

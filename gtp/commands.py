@@ -82,6 +82,7 @@ class Commands:
         self.loader = loader
         self.net = net  # the network's name, which `name` and `version` report
         self.quit_requested = False
+        self.received: float | None = None  # when the command in hand was read (monotonic)
         self.interrupt = threading.Event()  # set by GoGui's `# interrupt` during a command
         self.ponder_now = False  # set by a command after which the engine should ponder
         self.registry = {}
@@ -108,12 +109,15 @@ class Commands:
         network = self.loader.has_network()
         return set(self.registry) - (set() if network else self._network_only)
 
-    def execute(self, name: str, args: list[str], interrupt: threading.Event | None = None):
+    def execute(self, name: str, args: list[str], interrupt: threading.Event | None = None,
+                received: float | None = None):
         """Answer text or analysis.Stream; GtpError on failure.
 
-        `interrupt` ends a running genmove search early (GoGui's `# interrupt` line).
+        `interrupt` ends a running genmove search early (GoGui's `# interrupt` line, `quit`);
+        `received` is the monotonic time the line was read (time_left counts from it).
         """
         self.ponder_now = False
+        self.received = received
         self.interrupt = interrupt if interrupt is not None else threading.Event()
         fn = self.registry.get(name)
         if fn is None:
@@ -541,7 +545,7 @@ class Commands:
         color = self._color(args[0])
         seconds = min(max(parse_float(args[1]), 0.0), MAX_CLOCK)  # late or absurd: clamp
         stones = parse_int(args[2])
-        self.engine.set_time_left(color, seconds, stones)
+        self.engine.set_time_left(color, seconds, stones, self.received)
         return ""
 
     # ---- rules ---------------------------------------------------------------------------

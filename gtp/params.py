@@ -10,7 +10,8 @@ from launch.settings import BY_NAME, SETTINGS, Setting, parse_bool
 UNKNOWN_PARAM = "unknown parameter"
 INVALID_VALUE = "invalid value"
 LISTED = ("visits", "playouts", "time", "lcb", "katago-choice", "resign-threshold", "batch",
-          "ponder", "policy-optimism", "root-policy-optimism")  # dosaku-param's order (GoGui's)
+          "ponder", "friendly-pass", "policy-optimism",
+          "root-policy-optimism")  # dosaku-param's order (GoGui's)
 PARAMS = {name: BY_NAME[name] for name in LISTED}
 KATAGO_NAMES = {s.katago: s.name for s in SETTINGS if s.live and s.katago}
 

@@ -8,10 +8,16 @@ delays an answer by more than one search batch, and it resumes after commands th
 game unchanged. The loop never dies on bad input: every
 command line gets a framed answer, internal errors included, and the output is flushed after
 every answer and every streamed line.
+
+Each line keeps the moment it was read, so `time_left` counts from when the controller sent
+it, not from when a busy or starting engine got to it. A `quit` line ends a running search
+at once (gtp2ogs kills an engine that has not exited 3 s after it), and if the command in
+hand cannot finish soon (an engine still loading) the server leaves after QUIT_DEADLINE.
 """
 
 import logging
 import threading
+import time
 from collections import deque
 from typing import BinaryIO, Callable
 
@@ -21,6 +27,15 @@ from gtp.protocol import GtpError, failure, header, parse, stream_line, success
 log = logging.getLogger(__name__)
 
 INTERRUPT = "# interrupt"  # GoGui's line asking to end the running command early
+QUIT_DEADLINE = 1.5  # seconds from reading `quit` to leaving whatever is running
+
+
+def is_quit(line: str) -> bool:
+    try:
+        cmd = parse(line)
+    except Exception:  # parse is total by design
+        return False
+    return cmd is not None and cmd.name == "quit"
 
 
 def is_interrupt(line: str) -> bool:
@@ -30,10 +45,13 @@ def is_interrupt(line: str) -> bool:
 class GtpServer:
     """Dispatches command lines to a Commands object and frames the answers."""
 
-    def __init__(self, commands):
+    def __init__(self, commands, on_quit_deadline: Callable[[], None] | None = None):
+        """on_quit_deadline: called (on a timer thread) when the command running as `quit`
+        arrived has not ended QUIT_DEADLINE seconds later; the process should leave."""
         self.commands = commands
+        self._on_quit_deadline = on_quit_deadline
         self._cond = threading.Condition()
-        self._pending: deque[str] = deque()
+        self._pending: deque[tuple[str, float]] = deque()  # (line, monotonic time read)
         self._eof = False
         self._stops: set[threading.Event] = set()  # set by any new line
         self._interrupts: set[threading.Event] = set()  # set by an interrupt line
@@ -47,12 +65,14 @@ class GtpServer:
     # ---- one line ------------------------------------------------------------------------
     def handle_line(self, line: str, write: Callable[[str], None] | None = None,
                     stop: threading.Event | None = None,
-                    interrupt: threading.Event | None = None) -> str:
+                    interrupt: threading.Event | None = None,
+                    received: float | None = None) -> str:
         """The full answer to one raw input line ("" for a line the protocol ignores).
 
         `write` receives the answer in pieces as they are ready (streaming commands); `stop`
         ends a streaming analysis; without it an analysis reports once and ends. `interrupt`
-        ends a genmove search early.
+        ends a genmove search early. `received`: the monotonic time the line was read (now
+        if None), from which time_left counts.
         """
         parts: list[str] = []
         lock = threading.Lock()
@@ -72,7 +92,8 @@ class GtpServer:
         if cmd is None:
             return ""
         try:
-            result = self.commands.execute(cmd.name, cmd.args, interrupt)
+            result = self.commands.execute(cmd.name, cmd.args, interrupt,
+                                           time.monotonic() if received is None else received)
         except GtpError as exc:
             out(failure(cmd.id, str(exc)))
         except Exception as exc:
@@ -120,17 +141,18 @@ class GtpServer:
                     self._cond.wait()
                 if not self._pending:
                     return
-                line = self._pending.popleft()
+                line, received = self._pending.popleft()
                 stop, interrupt = threading.Event(), threading.Event()
                 if self._pending or self._eof:
                     stop.set()
-                if any(is_interrupt(later) for later in self._pending):
+                if any(is_interrupt(later) or is_quit(later) for later, _ in self._pending):
                     interrupt.set()
                 self._stops.add(stop)
                 self._interrupts.add(interrupt)
             self._stop_pondering()
             try:
-                self.handle_line(line, write=self._write, stop=stop, interrupt=interrupt)
+                self.handle_line(line, write=self._write, stop=stop, interrupt=interrupt,
+                                 received=received)
             finally:
                 with self._cond:
                     self._stops.discard(stop)
@@ -184,12 +206,16 @@ class GtpServer:
         """Reader thread: queue every input line and stop any running analysis."""
         try:
             for raw in iter(infile.readline, b""):
+                read_at = time.monotonic()
                 line = raw.decode("utf-8", errors="replace")
+                ends = is_interrupt(line) or is_quit(line)
                 with self._cond:
-                    self._pending.append(line)
-                    for ev in self._stops | (self._interrupts if is_interrupt(line) else set()):
+                    self._pending.append((line, read_at))
+                    for ev in self._stops | (self._interrupts if ends else set()):
                         ev.set()
                     self._cond.notify()
+                if is_quit(line):
+                    self._arm_quit_deadline()
         except (OSError, ValueError):
             log.exception("reading input failed")
         finally:
@@ -198,6 +224,15 @@ class GtpServer:
                 for ev in self._stops:
                     ev.set()
                 self._cond.notify()
+
+    def _arm_quit_deadline(self) -> None:
+        """After `quit` is read, leave within QUIT_DEADLINE even if the command in hand (a
+        genmove waiting for the engine to load) cannot be interrupted."""
+        if self._on_quit_deadline is None:
+            return
+        timer = threading.Timer(QUIT_DEADLINE, self._on_quit_deadline)
+        timer.daemon = True
+        timer.start()
 
     def _write(self, text: str) -> None:
         with self._out_lock:

@@ -185,6 +185,10 @@ SETTINGS = (  # in --help order
             bool, True, field="tree_reuse"),
     Setting("ponder", "think on the opponent's time after genmove until the next command "
             "(default off)", bool, False, field="ponder", live=True),
+    Setting("friendly-pass", "after the opponent passes, pass too when the score with the dead "
+            "stones removed is a win, or the result playing on would give (default on, for "
+            "servers that remove dead stones: OGS, KGS); --no-friendly-pass captures them "
+            "first", bool, True, field="friendly_pass", live=True),
     Setting("log-file", "also write the log to this file"),
     Setting("log-level", "DEBUG, INFO, WARNING (default INFO)", default="INFO"),
     Setting("precompile", "compile the engine's kernels for these flags into the cache and exit: "

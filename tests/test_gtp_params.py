@@ -30,6 +30,7 @@ CHANGES = {
     "resign-threshold": ("0.1", "0.1", lambda c: c.resign_threshold == 0.1),
     "batch": ("4", "4", lambda c: c.search.batch_size == 4),
     "ponder": ("true", "true", lambda c: c.ponder),
+    "friendly-pass": ("off", "false", lambda c: not c.friendly_pass),
     "policy-optimism": ("1", "1", lambda c: c.search.policy_optimism == 1.0),
     "root-policy-optimism": ("0.2", "0.2", lambda c: c.search.root_policy_optimism == 0.2),
 }
@@ -37,7 +38,7 @@ BAD_VALUES = {"visits": ["-1", "1.5", "x"], "playouts": ["-3", "many"],
               "time": ["-1", "nan", "inf", "soon"], "lcb": ["maybe", "2"],
               "katago-choice": ["perhaps"],
               "resign-threshold": ["1", "-0.1", "nan"], "batch": ["0", "2000", "8.0"],
-              "ponder": ["sometimes"],
+              "ponder": ["sometimes"], "friendly-pass": ["maybe"],
               "policy-optimism": ["-0.1", "1.01", "nan"], "root-policy-optimism": ["2", "x"]}
 
 

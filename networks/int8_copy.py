@@ -5,13 +5,26 @@ one line on stderr."""
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 from networks.cache import Model, cache_dir, lookup, note, sha256_of, store
 
+TRANSFORMER_MARK = b"attention_out:"  # the node name prefix of a katago_convert.ROLES role
+
 
 def model_label(model: Model) -> str:
     return "the converted network (in memory)" if isinstance(model, bytes) else str(model)
+
+
+def names_transformer_products(model: Model) -> bool:
+    """Whether the model holds a transformer's matrix products as networks/katago_convert.py
+    names them (what int8_transformer.suits reads from the parsed graph), found in the file's
+    bytes: parsing the graph would cost importing onnx, half a second of a warm start."""
+    if isinstance(model, bytes):
+        return TRANSFORMER_MARK in model
+    with open(model, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return data.find(TRANSFORMER_MARK) >= 0
 
 
 def int8_for(model: Model, asked: bool = True) -> Path | None:
@@ -25,16 +38,15 @@ def int8_for(model: Model, asked: bool = True) -> Path | None:
         shipped = shipped_int8_for(model)
         if shipped is not None:
             return shipped
+    if not asked and names_transformer_products(model):
+        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
+        return None
     try:
-        from networks import int8_transformer
         from networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
     graph = load_graph(model)
-    if not asked and int8_transformer.suits(graph):
-        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
-        return None
     stem = model.stem if isinstance(model, Path) else "converted"
     key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph)}"
     try:

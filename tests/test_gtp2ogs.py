@@ -66,24 +66,27 @@ def node() -> str:
 
 
 @pytest.fixture(scope="module")
-def warm_engine():
-    """`dosaku --precompile` once, the step docs/getting-started.md asks of a new install, so
-    that the games' clocks meet a started engine rather than a first compile."""
-    subprocess.run([*ENGINE, "--precompile"], cwd=ROOT, check=True, timeout=900,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def fresh_install(tmp_path_factory) -> dict:
+    """The environment of a new install: a home and caches of the module's own, empty before
+    its first game, so that the first game's clock meets a cold start (the network converted,
+    the kernels compiled meanwhile) and the later games a warm one."""
+    home = tmp_path_factory.mktemp("home")
+    return dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"),
+                NUMBA_CACHE_DIR=str(home / "numba"))
 
 
 class Bridge:
     """The stand-in plus a gtp2ogs process connected to it."""
 
-    def __init__(self, node: str, tmp: Path):
+    def __init__(self, node: str, tmp: Path, env: dict):
         self.standin = StandIn()
         port = self.standin.start()
         self.log = open(tmp / "gtp2ogs.log", "w+")
         self.proc = subprocess.Popen(
             [node, "-r", str(SHIM), str(GTP2OGS), "-c", str(config(tmp)),
              "--server", f"http://127.0.0.1:{port}", "-vvv"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            start_new_session=True)
         assert self.standin.wait_authenticated(60), self.text()
 
     def text(self) -> str:
@@ -106,8 +109,8 @@ class Bridge:
 
 
 @pytest.fixture
-def bridge(node, warm_engine, tmp_path):
-    b = Bridge(node, tmp_path)
+def bridge(node, fresh_install, tmp_path):
+    b = Bridge(node, tmp_path, fresh_install)
     yield b
     b.close()
 
@@ -151,8 +154,9 @@ def check_game(bridge: Bridge, game, exit_seconds: float, engines_seen, outcome:
 
 
 def test_byoyomi_bot_black_passes_back_to_end_the_game(bridge, gnugo):
-    """GNU Go passes from move 10 on: the bot plays on until the count with dead stones
-    removed is its win, then passes back, and two passes end the game."""
+    """The module's first game, so a new install's cold start under OGS's clock. GNU Go passes
+    from move 10 on: the bot plays on until the count with dead stones removed is its win,
+    then passes back, and two passes end the game."""
     game, exit_s, seen = play(bridge, BYOYOMI, "black", gnugo_factory(gnugo, pass_from=10), 240)
     assert game.two_passes()
     check_game(bridge, game, exit_s, seen, game.outcome)

@@ -5,6 +5,7 @@ calibration, as the engine runs it, takes minutes: its accuracy test is marked s
 quick run checks its recipe on a briefly calibrated copy."""
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -190,3 +191,15 @@ def test_int8_errors_are_a_fraction_of_the_symmetry_noise_on_every_board_size(
     for key in int8:
         spread = np.mean(noise[key]) - np.mean(exact[key])
         assert np.mean(int8[key]) - np.mean(exact[key]) < spread / 2, key
+
+
+@pytest.mark.parametrize("shipped", ["dosaku-b6c96.onnx", "dosaku-zero-9x9.onnx"])
+def test_the_transformer_mark_in_the_bytes_says_what_the_parsed_graph_says(b10_onnx, shipped):
+    """int8_for decides "transformer: float32" from the file's bytes, not the parsed graph."""
+    from networks.int8_copy import names_transformer_products
+    for model in (b10_onnx, Path(__file__).resolve().parents[1] / "weights" / shipped):
+        graph = q.load_graph(model)
+        assert names_transformer_products(model) == int8_transformer.suits(graph)
+        assert names_transformer_products(graph.SerializeToString()) == \
+            int8_transformer.suits(graph)
+    assert names_transformer_products(b10_onnx)

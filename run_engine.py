@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     loader = EngineLoader.start(lambda: build_engine(args, background=True, serving=True),
                                 network=args.evaluator == "onnx")
     net = net_name(args.model) if args.evaluator == "onnx" else None
-    server = GtpServer(Commands(loader, net), on_quit_deadline=_leave)
+    server = GtpServer(Commands(loader, net))
     server.serve(sys.stdin.buffer, out)
     _leave()
 

@@ -32,6 +32,7 @@ from engine.search.driver import Search
 from engine.search.limits import SearchLimits
 from engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
 from engine.search.results import RootStats
+from engine.search.scores import expected_atan_table
 from engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
@@ -275,7 +276,8 @@ class Engine:
     def warm_up(self, background: bool = False) -> None:
         """Load the numba kernels a genmove calls from the cache, or compile them there.
 
-        The network is not run: the first search loads what its evaluator needs. On a cold
+        The network is not run: the first search loads what its evaluator needs. While the
+        kernels run plain (engine/plain_kernels.py) there is nothing to load. On a cold
         cache a helper process compiles the evaluator's, game and tree kernels at the same time
         (engine/precompile.py): the search kernels are compiled here meanwhile, then the
         helper's work comes from the cache. In the background, board commands go on at once
@@ -292,6 +294,9 @@ class Engine:
 
     def _warm_up(self) -> None:
         try:
+            if plain_kernels.is_plain():  # a helper compiles them: only the search's table
+                expected_atan_table()
+                return
             kind = self.search.capabilities.precompile_kind
             helper = precompile.start_helper(kind)
             precompile.compile_search(self.config.search, self.game.width, self.game.height)

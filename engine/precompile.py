@@ -13,6 +13,7 @@ compiled ones once the helper is done; an engine that must be compiled before it
 the helper's work.
 """
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -131,7 +132,22 @@ def _scratch_game():
     return GameState(9, 9)
 
 
+def one_helper_at_a_time():
+    """An exclusive lock on the cache folder: a helper started while another compiles waits,
+    then finds the other's work in the cache instead of compiling it a second time."""
+    try:
+        import fcntl
+    except ImportError:  # not on Windows: helpers side by side compile the same kernels
+        return contextlib.nullcontext()
+    folder = Path(os.environ["NUMBA_CACHE_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = open(folder / "compiling.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
 if __name__ == "__main__":  # the search last: its kernel in the cache means a warm cache
-    compile_evaluator(sys.argv[1] if len(sys.argv) > 1 else None)
-    compile_game_and_tree()
-    compile_search(SearchConfig())
+    with one_helper_at_a_time():
+        compile_evaluator(sys.argv[1] if len(sys.argv) > 1 else None)
+        compile_game_and_tree()
+        compile_search(SearchConfig())

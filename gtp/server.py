@@ -10,9 +10,10 @@ command line gets a framed answer, internal errors included, and the output is f
 every answer and every streamed line.
 
 Each line keeps the moment it was read, so `time_left` counts from when the controller sent
-it, not from when a busy or starting engine got to it. A `quit` line ends a running search
-at once (gtp2ogs kills an engine that has not exited 3 s after it), and if the command in
-hand cannot finish soon (an engine still loading) the server leaves after QUIT_DEADLINE.
+it, not from when a busy or starting engine got to it. A `quit` read while a search runs ends
+that search at once (gtp2ogs kills an engine that has not exited 3 s after it); one already
+waiting in the queue when a command starts (a script's lines, read all at once) waits its
+turn, as the commands before it are answered in full.
 """
 
 import logging
@@ -27,7 +28,6 @@ from gtp.protocol import GtpError, failure, header, parse, stream_line, success
 log = logging.getLogger(__name__)
 
 INTERRUPT = "# interrupt"  # GoGui's line asking to end the running command early
-QUIT_DEADLINE = 1.5  # seconds from reading `quit` to leaving whatever is running
 
 
 def is_quit(line: str) -> bool:
@@ -45,11 +45,8 @@ def is_interrupt(line: str) -> bool:
 class GtpServer:
     """Dispatches command lines to a Commands object and frames the answers."""
 
-    def __init__(self, commands, on_quit_deadline: Callable[[], None] | None = None):
-        """on_quit_deadline: called (on a timer thread) when the command running as `quit`
-        arrived has not ended QUIT_DEADLINE seconds later; the process should leave."""
+    def __init__(self, commands):
         self.commands = commands
-        self._on_quit_deadline = on_quit_deadline
         self._cond = threading.Condition()
         self._pending: deque[tuple[str, float]] = deque()  # (line, monotonic time read)
         self._eof = False
@@ -145,7 +142,7 @@ class GtpServer:
                 stop, interrupt = threading.Event(), threading.Event()
                 if self._pending or self._eof:
                     stop.set()
-                if any(is_interrupt(later) or is_quit(later) for later, _ in self._pending):
+                if any(is_interrupt(later) for later, _ in self._pending):
                     interrupt.set()
                 self._stops.add(stop)
                 self._interrupts.add(interrupt)
@@ -214,8 +211,6 @@ class GtpServer:
                     for ev in self._stops | (self._interrupts if ends else set()):
                         ev.set()
                     self._cond.notify()
-                if is_quit(line):
-                    self._arm_quit_deadline()
         except (OSError, ValueError):
             log.exception("reading input failed")
         finally:
@@ -224,15 +219,6 @@ class GtpServer:
                 for ev in self._stops:
                     ev.set()
                 self._cond.notify()
-
-    def _arm_quit_deadline(self) -> None:
-        """After `quit` is read, leave within QUIT_DEADLINE even if the command in hand (a
-        genmove waiting for the engine to load) cannot be interrupted."""
-        if self._on_quit_deadline is None:
-            return
-        timer = threading.Timer(QUIT_DEADLINE, self._on_quit_deadline)
-        timer.daemon = True
-        timer.start()
 
     def _write(self, text: str) -> None:
         with self._out_lock:

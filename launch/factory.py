@@ -55,12 +55,11 @@ def build_engine(args: argparse.Namespace, background: bool = False, serving: bo
     except KeyError:
         raise ValueError(f"unknown --rules {args.rules!r}") from None
     evaluator = build_evaluator(args)
-    kind = capabilities_of(evaluator).precompile_kind
-    plain = serving and precompile.compile_in_background(kind)
+    if serving:
+        precompile.compile_in_background(capabilities_of(evaluator).precompile_kind)
     engine = Engine(args.boardsize, args.boardsize, args.komi, rules, evaluator=evaluator,
                     config=engine_config(args))
-    if not plain:
-        engine.warm_up(background)
+    engine.warm_up(background)
     return engine
 
 

@@ -15,11 +15,12 @@ developer's home. Engines the tests start inherit it. Tests import nothing from 
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
 time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
 
-Two markers (registered in setup.cfg) set the expensive tests apart: `slow` for the originals of
+A marker (registered in setup.cfg) sets the expensive tests apart: `slow` for the originals of
 checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a
-soak under a real clock, the `.tst` suite at a second a move, int8 calibrations) and
-`strength` for the 20-game matches against GNU Go. `python -m pytest` leaves them out (the
-quick loop, minutes); `python -m pytest --all` runs everything, as CI does (.ci/run).
+soak under a real clock, the `.tst` suite at a second a move, int8 calibrations).
+`python -m pytest` leaves them out (the quick loop, minutes); `python -m pytest --all` runs
+everything, as CI does (.ci/run). The 20-game matches against GNU Go are a benchmark
+(bench/strength.py), not tests.
 """
 
 import atexit
@@ -59,12 +60,12 @@ GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
 
 
-EXPENSIVE = ("slow", "strength")
+EXPENSIVE = ("slow",)
 
 
 def pytest_addoption(parser):
     parser.addoption("--all", action="store_true", dest="run_all",
-                     help="also run the tests marked slow or strength (what CI runs)")
+                     help="also run the tests marked slow (what CI runs)")
 
 
 def pytest_collection_modifyitems(config, items):

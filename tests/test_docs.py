@@ -186,12 +186,17 @@ def package_docstrings() -> dict[Path, str]:
 
 
 def named_paths() -> dict[str, set[str]]:
-    """Backticked names in the documents and package docstrings: name -> where."""
-    texts = {path: without_code_blocks(path.read_text()) for path in doc_files()}
-    texts.update(package_docstrings())
+    """Backticked names in the documents and package docstrings: name -> where. A package
+    docstring's bare module name (`match.py`) names the package's own module."""
     found = {}
-    for path, text in texts.items():
-        for name in TICKED.findall(text):
+    for path in doc_files():
+        for name in TICKED.findall(without_code_blocks(path.read_text())):
+            found.setdefault(name, set()).add(path.relative_to(ROOT).as_posix())
+    for path, doc in package_docstrings().items():
+        package = path.parent.relative_to(ROOT).as_posix()
+        for name in TICKED.findall(doc):
+            if "/" not in name and name.endswith(SOURCE_SUFFIX):
+                name = f"{package}/{name}"
             found.setdefault(name, set()).add(path.relative_to(ROOT).as_posix())
     return found
 

@@ -133,10 +133,11 @@ NET_SUFFIX = (".onnx", ".bin.gz")  # a bare net file name names a shipped net (w
 
 
 def tracked_files(root: Path = ROOT) -> list[str]:
-    """The repository's files (git's list, or the tree when git is not there), as posix paths."""
+    """The repository's files (git's list with the new files not ignored, or the tree when git
+    is not there), as posix paths."""
     try:
-        out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
-                             check=True).stdout.split()
+        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                             cwd=root, capture_output=True, text=True, check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         out = []
     return out or [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]

@@ -8,8 +8,8 @@ KataGo binary is given, KataGo's own analysis engine on the same net.
 Each engine is started, its ready line awaited on stderr (start-up is not timed), then every
 game is sent as one query with T of its turns spread evenly over it (`analyzeTurns`; 20 unless
 told, 0 for all), all at once, as a batch review does; the clock stops at the last final
-answer. Games: a 19x19 match record of records/. The net: KataGo's transformer in ../shared
-(the file Dosaku ships as its default), or the one named.
+answer. Games: a 19x19 match record of records/. The net: KataGo's transformer in weights/
+(Dosaku's default), or the one named.
 KataGo runs with numAnalysisThreads A and numSearchThreadsPerAnalysisThread S
 (default 4,2: a batch configuration for two cores, its example config's advice for
 throughput), Dosaku with its defaults (16 analysis threads of 2 leaves, batches up to 64).
@@ -120,7 +120,7 @@ if __name__ == "__main__":
     ap.add_argument("--turns", type=int, default=20,
                     help="turns of each game analysed, spread evenly (default 20, 0: all)")
     ap.add_argument("--model", type=Path, default=B10_MODEL, help="net file (default: "
-                    "KataGo's transformer in ../shared, the file Dosaku ships as its default)")
+                    "KataGo's transformer in weights/, Dosaku's default)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("flags", nargs="*", help="dosaku's own flags (after --), e.g. --no-int8")
     a = ap.parse_args()

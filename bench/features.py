@@ -2,9 +2,9 @@
 
     PYTHONPATH=. python bench/features.py [--seconds 1.0] [--batch 16]
 
-Positions: the GNU Go self-play positions of ../shared/reference/ when present (real games),
-otherwise random legal games. Prints microseconds per position for one fill_features call per
-batch, best of three slices (the cores are shared).
+Positions: the GNU Go self-play positions of KataGo's reference outputs in tests/data/ (real
+games), or random legal games when a size has none there. Prints microseconds per position
+for one fill_features call per batch, best of three slices (the cores are shared).
 """
 
 import argparse

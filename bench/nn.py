@@ -128,7 +128,7 @@ def measure_transformer(quick: bool) -> dict[str, tuple[float, str]]:
     """Figures for `python -m bench`: b10c384h6nbttflrs evaluations/s by size, float32 and
     int8, two one-thread sessions at once, batches of 16."""
     if not B10_MODEL.exists():
-        raise Skip(f"no transformer net at {B10_MODEL} (../shared is missing)")
+        raise Skip(f"no transformer net at {B10_MODEL} (weights/ is incomplete)")
     path = onnx_for(B10_MODEL)
     copies = {"float32": path, "int8": int8_for(path)}
     seconds = 3.0 if quick else 12.0

@@ -31,7 +31,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from bench.nn import parallel_runs
-from bench.runner import B10_MODEL, SHARED
+from bench.runner import B10_MODEL, TEST_DATA
 from engine.evaluators.onnx_evaluator import OnnxModel
 from engine.evaluators.raw_nn import raw_nn_batch
 from engine.rules.constants import BLACK, WHITE
@@ -43,7 +43,7 @@ from networks.cache import onnx_for
 from networks.katago_convert import ROLES
 from networks.quantize import TRANSFORMER_CALIBRATION, self_play_inputs
 
-REFERENCE = SHARED / "reference" / "katago-b10c384h6-raw-nn.json"
+REFERENCE = TEST_DATA / "katago-b10c384h6-raw-nn.json"
 GFLOP = {9: 1.80, 19: 9.56}  # per evaluation (docs/performance.md)
 SHAPES = ((9, 16), (19, 8))  # (board size, batch)
 FUSED = {"attention_qkv": ("attention_q", "attention_k", "attention_v"),

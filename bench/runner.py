@@ -3,8 +3,10 @@
 Convention for a bench module (bench/<name>.py):
   measure(quick: bool) -> dict[str, tuple[float, str]]   figure name -> (value, unit)
 It warms up (numba compilation, model loading) before timing unless latency is the point, and
-raises Skip("why") when a requirement is missing (a model under ../shared, a package). A module
-that also runs alone keeps a `__main__` block printing its figures (print_figures helps).
+raises Skip("why") when a requirement is missing (a model under ../shared, a package). The
+default net, KataGo's transformer, ships in weights/: the benchmarks of it need no ../shared.
+A module that also runs alone keeps a `__main__` block printing its figures (print_figures
+helps).
 A registry entry is "module" (calls measure) or "module:function" for a module with several
 independently skippable parts, e.g. "search:measure_uniform" and "search:measure_onnx".
 """
@@ -23,11 +25,14 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from weights import model_path
+
 Figures = dict[str, tuple[float, str]]
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"  # ../shared beside the checkout
 B6C96_MODEL = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-B10_MODEL = SHARED / "models" / "b10c384h6nbttflrs.bin.gz"  # KataGo's transformer net
-KATAGO_REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+B10_MODEL = model_path("b10c384h6nbttflrs")  # KataGo's transformer net, shipped in weights/
+TEST_DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+KATAGO_REFERENCE = TEST_DATA / "katago-b6c96-raw-nn.json"  # KataGo's outputs (its README)
 
 
 class Skip(Exception):

@@ -127,7 +127,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="time a move (default 1)")
     ap.add_argument("--positions", type=int, default=8, help="positions timed (default 8)")
     ap.add_argument("--model", type=Path, default=B10_MODEL, help="net file (default: "
-                    "KataGo's transformer in ../shared, the file Dosaku ships as its default)")
+                    "KataGo's transformer in weights/, Dosaku's default)")
     ap.add_argument("flags", nargs="*", help="dosaku's own flags (after --), e.g. --int8")
     a = ap.parse_args()
     if a.katago and not a.katago_config:

@@ -1,10 +1,12 @@
-"""Shared test set-up: the files under ../shared (KataGo's b6c96 network, the reference outputs
-of it and of the b10c384h6 transformer net Dosaku ships in weights/, the network spec), GNU Go,
-the scripted fake engine, and the fixtures built from them.
+"""Shared test set-up: KataGo's reference outputs (tests/data, README.md there), the files
+under ../shared (KataGo's b6c96 network, the network spec), GNU Go, the scripted fake engine,
+and the fixtures built from them.
 
 ../shared sits beside the checkout and is never copied into the repository. A test that needs
 a file missing from it is skipped with a reason naming ../shared (listed by `pytest -ra`):
 every such test is collected whether or not ../shared exists, so none disappears silently.
+KataGo's outputs of the b6c96 net and of the transformer net Dosaku ships in weights/ are in
+tests/data, so the checks against the transformer run in a plain clone.
 
 The run gets a home and cache of its own, empty at the start and removed at the end, before
 anything imports the engine: numba's compiled kernels, converted and quantized networks are made
@@ -13,11 +15,12 @@ developer's home. Engines the tests start inherit it. Tests import nothing from 
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
 time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
 
-Two markers (registered in setup.cfg) set the expensive tests apart: `slow` for the originals of
+A marker (registered in setup.cfg) sets the expensive tests apart: `slow` for the originals of
 checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a
-soak under a real clock, the `.tst` suite at a second a move, int8 calibrations) and
-`strength` for the 20-game matches against GNU Go. `python -m pytest` leaves them out (the
-quick loop, minutes); `python -m pytest --all` runs everything, as CI does (.ci/run).
+soak under a real clock, the `.tst` suite at a second a move, int8 calibrations).
+`python -m pytest` leaves them out (the quick loop, minutes); `python -m pytest --all` runs
+everything, as CI does (.ci/run). The 20-game matches against GNU Go are a benchmark
+(bench/strength.py), not tests.
 """
 
 import atexit
@@ -48,20 +51,21 @@ from engine.rules import board as B
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
-REFERENCE = SHARED / "reference" / "katago-b6c96-raw-nn.json"
+DATA = ROOT / "tests" / "data"
+REFERENCE = DATA / "katago-b6c96-raw-nn.json"  # KataGo's outputs (provenance: DATA/README.md)
 B10 = ROOT / "weights" / "b10c384h6nbttflrs.bin.gz"  # the shipped default, KataGo's file
-REFERENCE_B10 = SHARED / "reference" / "katago-b10c384h6-raw-nn.json"
+REFERENCE_B10 = DATA / "katago-b10c384h6-raw-nn.json"
 NETWORK_SPEC = SHARED / "docs" / "katago-network.md"
 GNUGO = shutil.which("gnugo") or "/usr/games/gnugo"
 FAKE_ENGINE = ROOT / "tests" / "fake_gtp_engine.py"
 
 
-EXPENSIVE = ("slow", "strength")
+EXPENSIVE = ("slow",)
 
 
 def pytest_addoption(parser):
     parser.addoption("--all", action="store_true", dest="run_all",
-                     help="also run the tests marked slow or strength (what CI runs)")
+                     help="also run the tests marked slow (what CI runs)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -94,21 +98,15 @@ def reference_positions(path: Path = REFERENCE) -> dict[str, dict]:
 
 
 def pytest_generate_tests(metafunc):
-    """A test taking `reference_position` runs once per KataGo reference position; without
-    ../shared it is collected once and skipped, naming the missing file."""
-    if "reference_position" not in metafunc.fixturenames:
-        return
-    if REFERENCE.exists():
-        params = [pytest.param(p, id=i) for i, p in reference_positions().items()]
-    else:
-        params = [pytest.param(None, id="absent", marks=pytest.mark.skip(reason=absent(REFERENCE)))]
-    metafunc.parametrize("reference_position", params)
+    """A test taking `reference_position` runs once per KataGo reference position."""
+    if "reference_position" in metafunc.fixturenames:
+        metafunc.parametrize("reference_position", [
+            pytest.param(p, id=i) for i, p in reference_positions().items()])
 
 
 @pytest.fixture(scope="session")
 def katago_reference() -> dict[str, dict]:
-    """All reference positions by id (skips without ../shared)."""
-    need_shared(REFERENCE)
+    """KataGo's kata-raw-nn outputs of the b6c96 net on the 48 positions, by id."""
     return reference_positions()
 
 
@@ -164,7 +162,6 @@ def b10_model(b10_onnx):
 @pytest.fixture(scope="session")
 def katago_b10_reference() -> dict[str, dict]:
     """KataGo's kata-raw-nn outputs of the transformer net on the 48 positions, by id."""
-    need_shared(REFERENCE_B10)
     return reference_positions(REFERENCE_B10)
 
 

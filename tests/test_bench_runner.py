@@ -16,6 +16,7 @@ import bench.nn
 import bench.startup
 from bench.__main__ import main as bench_main
 from bench.runner import Skip, fmt, run_all
+from weights import model_path
 
 MODULES = {
     "__init__.py": "",
@@ -147,7 +148,8 @@ def test_cold_start_launches_with_empty_caches(monkeypatch):
     assert os.environ["NUMBA_CACHE_DIR"] == "/somewhere/warm"
 
 
-def test_transformer_bench_skips_without_shared(tmp_path, monkeypatch):
+def test_transformer_bench_finds_the_shipped_net_and_skips_without_it(tmp_path, monkeypatch):
+    assert bench.nn.B10_MODEL == model_path("b10c384h6nbttflrs") and bench.nn.B10_MODEL.is_file()
     monkeypatch.setattr(bench.nn, "B10_MODEL", tmp_path / "absent.bin.gz")
-    with pytest.raises(Skip, match=r"\.\./shared is missing"):
+    with pytest.raises(Skip, match=r"weights/ is incomplete"):
         bench.nn.measure_transformer(True)

@@ -46,7 +46,7 @@ def at(game, *vertices):
 
 @pytest.fixture
 def reference(katago_reference):
-    """reference(id): the GameState of a KataGo reference position (../shared)."""
+    """reference(id): the GameState of a KataGo reference position (tests/data)."""
     def game(pos_id):
         pos = katago_reference[pos_id]
         return game_of(" ".join(c + v for c, v in pos["moves"]), pos["board_size"],

@@ -1,5 +1,5 @@
 """kata-raw-nn through GTP: exists only with a network, and reproduces KataGo's own
-`kata-raw-nn 0` output on reference positions (../shared/reference/) within 2e-3."""
+`kata-raw-nn 0` output on reference positions (tests/data/) within 2e-3."""
 
 import threading
 import time
@@ -81,7 +81,7 @@ def srv(b6c96_model):
 
 @pytest.fixture
 def reference(katago_reference):
-    """reference(id): a KataGo reference position (../shared)."""
+    """reference(id): a KataGo reference position (tests/data)."""
     return katago_reference.__getitem__
 
 

@@ -1,5 +1,5 @@
 """End to end against KataGo itself: our features + the converted b6c96 net + post-processing
-reproduce `kata-raw-nn 0` on all 48 reference positions (../shared/reference/) within 2e-3."""
+reproduce `kata-raw-nn 0` on all 48 reference positions (tests/data/) within 2e-3."""
 
 import numpy as np
 

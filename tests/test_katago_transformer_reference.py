@@ -1,6 +1,6 @@
 """End to end against KataGo on a transformer net: our features, the converted
 b10c384h6nbttflrs net and engine/raw_nn reproduce KataGo 1.17.2's `kata-raw-nn 0` on all 48
-reference positions (../shared/reference/) within 2e-3; and the net's outputs do not depend on
+reference positions (tests/data/) within 2e-3; and the net's outputs do not depend on
 where in a larger buffer a board sits, nor on the other boards of its batch.
 
 The positions are evaluated once, batched by board size: the net is ten times b6c96's size.

@@ -1,6 +1,6 @@
 """networks/quantize: the int8 networks, b6c96's (float stem and heads) and the transformer
 net's (its feed-forward and attention-output products), stay within the float net's own
-symmetry noise of KataGo's reference outputs (../shared/reference). The transformer net's full
+symmetry noise of KataGo's reference outputs (tests/data). The transformer net's full
 calibration, as the engine runs it, takes minutes: its accuracy test is marked slow, and the
 quick run checks its recipe on a briefly calibrated copy."""
 

@@ -133,7 +133,7 @@ def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
     from engine.evaluators.rollout import MixedEvaluator
     from tests.test_search_rollout import SETTLED, _batch
     args = launch_flags.parse_flags(["--model", str(b6c96_file), "--rollout-mix", "0.25",
-                                   "--threads", "1"])
+                                   "--threads", "1", "--no-int8"])  # no int8 copy to calibrate
     ev = factory.build_evaluator(args)
     assert isinstance(ev, MixedEvaluator) and ev.lam == 0.25
     ev.net.symmetry = 0  # the same orientation for both evaluations below
@@ -153,11 +153,12 @@ def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
 def test_threads_are_evaluations_in_flight_of_one_thread_each(b6c96_file):
     from engine.evaluators.onnx_evaluator import OnnxEvaluator
     ev = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
-                                                            "--threads", "3"]))
+                                                            "--threads", "3", "--no-int8"]))
     assert isinstance(ev, OnnxEvaluator) and ev.capabilities.parallel_calls == 3
     assert ev.model.session.get_session_options().intra_op_num_threads == 1
     # the playout mix is evaluated one call at a time, on --threads network threads
     mixed = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
-                                                               "--rollout-mix", "0.5"]))
+                                                               "--rollout-mix", "0.5",
+                                                               "--no-int8"]))
     assert mixed.capabilities.parallel_calls == 1
     assert mixed.net.model.session.get_session_options().intra_op_num_threads == 2

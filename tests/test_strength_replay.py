@@ -1,4 +1,4 @@
-"""The quick stand-in for the GNU Go matches (tests/test_strength_gnugo.py, marked strength):
+"""The quick stand-in for the GNU Go matches (bench/strength.py, a benchmark of minutes):
 positions of a game the shipped net `dosaku-b6c96` (the fast net the strength match names)
 played against GNU Go level 10, replayed at the
 match's settings (100 visits a move, one evaluation in flight, float32), each answered as it
@@ -30,7 +30,7 @@ RECORD = ROOT / "tests" / "data" / "strength_replay.json"
 FLAGS = ["--visits", "100", "--threads", "1", "--no-int8", "--boardsize", "9", "--komi", "7",
          "--rules", "chinese"]  # the strength match's settings
 GNUGO_10 = "--mode gtp --level 10 --chinese-rules --seed 1"
-NET = "dosaku-b6c96"  # tests/test_strength_gnugo.py's net
+NET = "dosaku-b6c96"  # bench/strength.py's net
 TOP = 3
 COLOR = {"b": BLACK, "w": WHITE}
 NAME = {BLACK: "b", WHITE: "w"}

@@ -126,3 +126,14 @@ def test_strength_report_plays_every_generation_against_each_opponent(tmp_path, 
     table = (out / "strength.md").read_text().splitlines()
     assert len(table) == 4 and table[2].startswith("| run | 0 |") and table[2].endswith("|  |")
     assert (out / "strength.png").stat().st_size > 0
+
+
+def test_gate_engines_play_float32_at_fixed_visits(tmp_path):
+    """A gate's nets are fresh exports: an int8 copy (a convolution net's default on AVX2)
+    would be quantized and calibrated for each one, and the result would depend on the CPU."""
+    import shlex
+
+    from launch.flags import parse_flags
+    from training.gate import engine_command
+    args = parse_flags(shlex.split(engine_command(tmp_path / "gen-001.onnx", TINY_GATE))[2:])
+    assert (args.int8, args.visits, args.threads, args.boardsize) == (False, 2, 1, 5)

@@ -169,6 +169,7 @@ def test_command_line_train_export_and_play_a_legal_game(data, tmp_path):
                           check=True, capture_output=True, text=True, timeout=600)
     assert "6 training steps" in done.stdout
     proc = subprocess.Popen([sys.executable, str(ROOT / "run_engine.py"), "--model", str(net),
+                             "--no-int8",  # a throwaway net: no int8 copy calibrated for it
                              "--visits", "8", "--boardsize", "5", "--resign-threshold", "0"],
                             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)

@@ -48,11 +48,12 @@ class GateResult:
 def dosaku_command(player: list[str], visits: int, size: int, komi: float,
                    seed: int = 0) -> str:
     """The GTP command line of our engine with `player` flags (`--model NET`, `--evaluator
-    rollout`) at `visits` a move with one evaluation in flight: a result that does not
-    depend on the machine's load."""
+    rollout`) at `visits` a move with one evaluation in flight, on the float32 net: a result
+    that depends neither on the machine's load nor on its CPU (an int8 copy, the default for a
+    convolution net on AVX2, would be quantized and calibrated first, per machine)."""
     return shlex.join([sys.executable, str(RUN_ENGINE), *player, "--visits", str(visits),
-                       "--threads", "1", "--seed", str(seed), "--boardsize", str(size),
-                       "--komi", str(komi)])
+                       "--threads", "1", "--no-int8", "--seed", str(seed), "--boardsize",
+                       str(size), "--komi", str(komi)])
 
 
 def engine_command(net: str | Path, cfg: GateConfig) -> str:

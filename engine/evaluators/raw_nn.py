@@ -2,7 +2,7 @@
 
 KataGo reports raw outputs from White's perspective (win/loss, lead, self-play score, ownership +1 =
 White) and the policy for the side to move with illegal points marked; see
-../shared/reference/README.md. This module produces exactly those numbers for one fixed symmetry
+tests/data/README.md. This module produces exactly those numbers for one fixed symmetry
 from an OnnxModel, so our net can be compared with KataGo's value by value; like KataGo's GTP, it
 mixes 0.2 of the optimistic policy into the policy of nets that have one (katago-transformer.md §5).
 It imports onnxruntime (through engine.evaluators.onnx_evaluator), so the engine loads it only when

@@ -1,14 +1,16 @@
 """Start-up latency of the engine as a GTP client sees it, from launching the process.
 
-    PYTHONPATH=. python bench/startup.py [--engine "CMD"] [--cold] [--model NET] [--quick]
+    python -m bench.startup [--katago "CMD"] [--engine "CMD"] [--model NET]
 
 Seconds from launch until the answers to `protocol_version` and `list_commands` (which the
-engine should give at once, before its network and kernels are ready), and until the first
-board command (`boardsize 19`, which waits for the engine to be built), and until the first
-`genmove` answer on the empty 19x19 board (16 visits), with the engine's CPU seconds. The warm
-figures use numba's on-disk cache as it is; `--cold` (and `measure_cold`) launches with empty
-HOME and NUMBA_CACHE_DIR directories, so everything is compiled: the first start after
-installing or updating. `--model` measures with that network (converted once beforehand).
+engine should give at once, before its network and kernels are ready), until the first board
+command (`boardsize 19`, which waits for the engine to be built), and until the first `genmove`
+answer on the empty 19x19 board at the default flags (1 s a move), with the engine's CPU
+seconds. Run alone it prints two rows: the first start of a new install (empty HOME, network
+cache and numba cache: the net converted, the kernels compiled meanwhile) and a later start
+(the same caches, once the first start's compiling helper is done), with KataGo's start beside
+them when `--katago` gives its command. `measure` (for `python -m bench`) uses the caches as
+they are, `measure_cold` empty ones.
 """
 
 import argparse
@@ -21,7 +23,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.runner import SHARED, Figures, Skip, print_figures
+from bench.runner import SHARED, Figures, Skip
 from tournament.controller import GtpController
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,10 +33,10 @@ ANSWER_TIMEOUT = 300.0
 
 
 def default_command(model: str | None = None) -> str:
-    """The engine with a small visit limit, so the genmove figure is start-up, not thinking."""
+    """The engine at its default flags: the first genmove includes its second of thinking."""
     if not ENGINE.exists():
         raise Skip(f"{ENGINE.name} not found in {ROOT}")
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENGINE))} --visits 16"
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENGINE))}"
     if model is not None:
         from networks.cache import onnx_for
         onnx = model if model.endswith(".onnx") else str(onnx_for(Path(model)))
@@ -67,7 +69,8 @@ def _launch(command: str) -> Figures:
 
 @contextmanager
 def _empty_caches():
-    """HOME, XDG_CACHE_HOME and NUMBA_CACHE_DIR pointing at a fresh empty directory."""
+    """HOME, XDG_CACHE_HOME and NUMBA_CACHE_DIR pointing at a fresh empty directory (removed
+    afterwards)."""
     keys = ("HOME", "XDG_CACHE_HOME", "NUMBA_CACHE_DIR")
     saved = {k: os.environ.get(k) for k in keys}
     with tempfile.TemporaryDirectory() as home:
@@ -104,14 +107,54 @@ def measure_cold_network(quick: bool) -> Figures:
             for name, value in measure_cold(quick, model=str(MODEL)).items()}
 
 
+def wait_for_compiled_kernels(timeout: float = 900.0) -> None:
+    """Until the first start's helper has filled the numba cache (its lock is free and the
+    search kernel is there), so that the next start is a warm one."""
+    import fcntl
+
+    from engine.precompile import cache_is_cold
+    lock = Path(os.environ["NUMBA_CACHE_DIR"]) / "compiling.lock"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not cache_is_cold():
+            with open(lock, "a") as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except OSError:
+                    pass
+        time.sleep(0.5)
+    raise TimeoutError("the kernels were not compiled in time")
+
+
+ROWS = ("to first board command answer", "to first genmove answer (19x19)")
+
+
+def first_and_later_start(command: str) -> dict[str, Figures]:
+    """The first start of a new install, then a later one on the caches it left."""
+    with _empty_caches():
+        first = _launch(command)
+        wait_for_compiled_kernels()
+        later = _launch(command)
+    return {"first start (empty caches)": first, "later start (warm caches)": later}
+
+
+def print_table(rows: dict[str, Figures]) -> None:
+    print("| | `boardsize` answered | first 19x19 genmove answered |\n|---|---|---|")
+    for name, figures in rows.items():
+        print(f"| {name} | " + " | ".join(f"{figures[k][0]:.1f} s" for k in ROWS) + " |")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--engine", help="engine command line (default: python run_engine.py)")
-    ap.add_argument("--cold", action="store_true", help="launch with empty caches")
     ap.add_argument("--model", help="network for the default engine command")
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--katago", help="KataGo's GTP command line, measured beside (a second "
+                    "start: its first run has nothing to compile)")
     a = ap.parse_args()
-    if a.cold:
-        print_figures(measure_cold(a.quick, a.engine, a.model))
-    else:
-        print_figures(measure(a.quick, a.engine or default_command(a.model)))
+    table = {f"Dosaku, {name}": figures for name, figures in
+             first_and_later_start(a.engine or default_command(a.model)).items()}
+    if a.katago:
+        _launch(a.katago)
+        table["KataGo"] = _launch(a.katago)
+    print_table(table)

@@ -8,6 +8,7 @@ import functools
 import sys
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -273,7 +274,7 @@ class Engine:
         if self.config.report_reuse and had_tree:
             self.log(f"tree reuse: {reused} visits kept")
 
-    def warm_up(self, background: bool = False) -> None:
+    def warm_up(self, background: bool = False, loading: Future | None = None) -> None:
         """Load the numba kernels a genmove calls from the cache, or compile them there.
 
         The network is not run: the first search loads what its evaluator needs. While the
@@ -282,27 +283,31 @@ class Engine:
         (engine/precompile.py): the search kernels are compiled here meanwhile, then the
         helper's work comes from the cache. In the background, board commands go on at once
         (compiling the few kernels they need) while the methods that search or evaluate wait
-        for the warm-up.
+        for the warm-up. `loading`: precompile.load_search_kernels already under way (while the
+        network loaded), to be waited for instead.
         """
         self._warm.clear()
         if background:
-            threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
+            threading.Thread(target=self._warm_up, args=(loading,), name="warm-up",
+                             daemon=True).start()
         else:
-            self._warm_up()
+            self._warm_up(loading)
             if self._warm_error is not None:
                 raise self._warm_error
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, loading: Future | None = None) -> None:
         try:
             if plain_kernels.is_plain():  # a helper compiles them: only the search's table
                 expected_atan_table()
                 return
             kind = self.search.capabilities.precompile_kind
-            helper = precompile.start_helper(kind)
-            precompile.compile_search(self.config.search, self.game.width, self.game.height)
-            precompile.compile_game_and_tree()
-            if helper is not None:
-                precompile.wait_for(helper)
+            if loading is not None:
+                loading.result()
+            else:
+                helper = precompile.start_helper(kind)
+                precompile.load_search_kernels(self.config.search, *self.size)
+                if helper is not None:
+                    precompile.wait_for(helper)
             precompile.compile_evaluator(kind)
         except BaseException as exc:  # reported by the first method that needs the kernels
             self._warm_error = exc

@@ -107,6 +107,12 @@ def compile_search(config: SearchConfig, width: int = 9, height: int = 9) -> Non
     search.compile_backup(scratch)
 
 
+def load_search_kernels(config: SearchConfig, width: int, height: int) -> None:
+    """The search's, game's and tree's kernels: loaded from the cache, or compiled into it."""
+    compile_search(config, width, height)
+    compile_game_and_tree()
+
+
 def compile_game_and_tree() -> None:
     """Compile what a genmove calls around the selection: the backup, moves, legality, tree
     reuse."""

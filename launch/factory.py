@@ -3,6 +3,7 @@ evaluator, its EngineConfig and the Engine itself. The review tool and the bench
 their engines here, so they play exactly as the GTP engine does without importing it."""
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 
 from engine.config import EngineConfig
 from engine.search.config import SearchConfig
@@ -54,12 +55,17 @@ def build_engine(args: argparse.Namespace, background: bool = False, serving: bo
         rules = rules_by_name(args.rules)
     except KeyError:
         raise ValueError(f"unknown --rules {args.rules!r}") from None
+    config = engine_config(args)
+    loading = None
+    if serving and not precompile.cache_is_cold():  # onnxruntime builds the net without the GIL
+        loading = ThreadPoolExecutor(1, "kernels").submit(
+            precompile.load_search_kernels, config.search, args.boardsize, args.boardsize)
     evaluator = build_evaluator(args)
     if serving:
         precompile.compile_in_background(capabilities_of(evaluator).precompile_kind)
     engine = Engine(args.boardsize, args.boardsize, args.komi, rules, evaluator=evaluator,
-                    config=engine_config(args))
-    engine.warm_up(background)
+                    config=config)
+    engine.warm_up(background, loading)
     return engine
 
 

@@ -214,7 +214,8 @@ def test_two_passes_are_scored_on_the_board_only_where_the_rules_say_so():
         assert g.play(WHITE, PASS_POINT) == MOVE_OK
         e = Engine(5, 5, 0.5, evaluator=LosingEvaluator(loser=BLACK),
                    config=EngineConfig(search=FAST.search, visits=200, seconds=0,
-                                       report_reuse=False, report_moves=False))
+                                       report_reuse=False, report_moves=False,
+                                       friendly_pass=False))  # the search's own choice
         e.game = g
         move = e.genmove(BLACK, commit=False)
         stats = e.search.root_stats()

@@ -24,7 +24,8 @@ import json, subprocess, sys
 from pathlib import Path
 from engine import plain_kernels
 assert plain_kernels.install()
-never_done = subprocess.Popen(["sleep", "600"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+never_done = subprocess.Popen(["sleep", "600"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
 plain_kernels.run_plain_until(never_done)
 from engine.rules import board
 from engine.rules.constants import BLACK, WHITE

@@ -279,7 +279,8 @@ def test_no_import_cycles():
 
 
 ENGINE_LAYERS = ("rules", "evaluators", "search")  # engine's subpackages, lowest first
-FACADE = {"engine", "config", "timecontrol", "precompile", "dead_stones"}  # engine/*.py
+FACADE = {"engine", "config", "timecontrol", "precompile", "plain_kernels", "dead_stones",
+          "friendly_pass"}  # engine/*.py
 
 
 def engine_layer(module: str) -> int:

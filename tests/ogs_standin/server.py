@@ -36,6 +36,7 @@ class StandIn:
         self._sockets: list[wire.WebSocket] = []
         self._authenticated = threading.Event()
         self._finished: dict[int, threading.Event] = {}
+        self._first_turn_waits: set[int] = set()  # games whose opponent moves once connected
         self._next_id = 100
 
     # ---- the test's side (any thread) ---------------------------------------------------------
@@ -127,8 +128,8 @@ class StandIn:
             self.opponents[gid] = factory(game)
             game.turn_started = time.monotonic()
             await self._broadcast(["active_game", {"id": gid, "phase": "play"}])
-            if game.to_move != game.bot_color:
-                asyncio.ensure_future(self._opponent_turn(game))
+            if game.to_move != game.bot_color:  # once the bot follows the game, as a person
+                self._first_turn_waits.add(gid)  # cannot move within the same millisecond
             return 200, {"time_per_move": 10}
         self._offers.pop(gid)
         self._log("declined", gid)
@@ -157,6 +158,9 @@ class StandIn:
             game = self.games.get(data["game_id"])
             if game is not None:
                 await ws.send([f"game/{game.game_id}/gamedata", game.gamedata()])
+                if game.game_id in self._first_turn_waits:
+                    self._first_turn_waits.discard(game.game_id)
+                    asyncio.ensure_future(self._opponent_turn(game))
         elif command == "game/move":
             await self._bot_move(data)
         elif command == "game/resign":

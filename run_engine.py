@@ -13,10 +13,10 @@ import os
 import sys
 import time
 
-from launch.factory import build_engine
-from launch.flags import announce_evaluator, parse_flags
-from launch.stdio import protocol_stream
-from weights import net_name
+from dosaku.launch.factory import build_engine
+from dosaku.launch.flags import announce_evaluator, parse_flags
+from dosaku.launch.stdio import protocol_stream
+from dosaku.weights import net_name
 
 log = logging.getLogger("dosaku")
 
@@ -24,14 +24,14 @@ log = logging.getLogger("dosaku")
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["analysis"]:  # KataGo's JSON analysis engine, as `katago analysis`
-        from kata_analysis.cli import main as analysis_main
+        from dosaku.kata_analysis.cli import main as analysis_main
         analysis_main(argv[1:])
         return
     if argv[:1] == ["review"]:  # a collection of games, on local workers or a Ray cluster
-        from tournament.review_batch import main as review_main
+        from dosaku.tournament.review_batch import main as review_main
         ray_runner = None
         if any(a.startswith("--ray-address") for a in argv):
-            from training.review_ray import run_on_ray as ray_runner
+            from dosaku.training.review_ray import run_on_ray as ray_runner
         sys.exit(review_main(argv[1:], ray_runner))
     args = parse_flags(argv)
     handlers = [logging.StreamHandler(sys.stderr)]
@@ -45,9 +45,9 @@ def main(argv: list[str] | None = None) -> None:
         build_engine(args)
         log.info("kernels compiled and cached in %.1f s", time.monotonic() - started)
         return
-    from gtp.commands import Commands
-    from gtp.loader import EngineLoader
-    from gtp.server import GtpServer
+    from dosaku.gtp.commands import Commands
+    from dosaku.gtp.loader import EngineLoader
+    from dosaku.gtp.server import GtpServer
     out = protocol_stream()
     loader = EngineLoader.start(lambda: build_engine(args, background=True, serving=True),
                                 network=args.evaluator == "onnx")

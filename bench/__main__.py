@@ -9,7 +9,7 @@ or requirements are missing is listed as skipped with the reason (conventions: b
 import argparse
 import sys
 
-from bench.runner import run_all
+from dosaku.bench.runner import run_all
 
 # Registry, in report order: "module" calls bench/module.py's measure(quick), "module:function"
 # another function of the same signature.
@@ -35,7 +35,7 @@ BENCHES = [
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m dosaku.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per benchmark (default 3)")
     ap.add_argument("--quick", action="store_true", help="short runs (smoke test, CI)")
     ap.add_argument("--out", help="directory for bench.md and bench.json")

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from bench.runner import B10_MODEL, Figures, Skip, print_figures
-from engine.rules.coords import format_vertex, point_from_sgfmill
-from tournament.records import game_files
+from dosaku.bench.runner import B10_MODEL, Figures, Skip, print_figures
+from dosaku.engine.rules.coords import format_vertex, point_from_sgfmill
+from dosaku.tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ROOT / "records" / "b6c96-1s-vs-gnugo10-19x19.jsonl.gz"

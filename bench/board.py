@@ -15,9 +15,9 @@ import time
 import numpy as np
 from numba import njit
 
-from bench.runner import print_figures
-from engine.rules import board as B
-from engine.rules.constants import BLACK
+from dosaku.bench.runner import print_figures
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK
 
 
 # Not cached on purpose: numba's cache does not notice changes in engine/rules/board.py, so a cached

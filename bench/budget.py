@@ -19,7 +19,7 @@ the protocol's.
 import argparse
 import time
 
-from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+from dosaku.bench.runner import B6C96_MODEL, Figures, Skip, print_figures
 
 KOMI = {9: 7.0, 19: 7.5}  # as in the matches against KataGo
 
@@ -28,7 +28,7 @@ def _flags(size: int, *extra: str):
     """dosaku's parsed flags for the net on a size x size board (defaults otherwise)."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    from launch.flags import parse_flags
+    from dosaku.launch.flags import parse_flags
     return parse_flags(["--model", str(B6C96_MODEL), "--boardsize", str(size),
                                    "--komi", str(KOMI[size]), *extra])
 
@@ -36,8 +36,8 @@ def _flags(size: int, *extra: str):
 def timed_selfplay(size: int, seconds: float, moves: int, *flags: str) -> tuple[float, float]:
     """(new visits per second of genmove, genmove seconds / seconds asked) over `moves` moves
     of a game the engine plays against itself at `seconds` a move (tree reuse included)."""
-    from engine.rules.constants import MOVE_OK
-    from launch.factory import build_engine
+    from dosaku.engine.rules.constants import MOVE_OK
+    from dosaku.launch.factory import build_engine
     e = build_engine(_flags(size, "--time", str(seconds), *flags))
     e.genmove(e.to_move, commit=False)  # first touch of the tree and network buffers
     e.clear_cache()
@@ -72,8 +72,8 @@ def measure_time(quick: bool) -> Figures:
 def play_game(black, white, max_moves: int) -> float:
     """Play a game between two engines on their own copies of the board; Black's result
     (1 win, 0.5 draw, 0 loss) by resignation or by final_score after two passes."""
-    from engine.engine import RESIGN
-    from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+    from dosaku.engine.engine import RESIGN
+    from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
     engines = {BLACK: black, WHITE: white}
     passes = 0
     color = BLACK
@@ -95,7 +95,7 @@ def play_game(black, white, max_moves: int) -> float:
 def selfcheck(visits: int, games: int) -> float:
     """Score of the default search against the batch-1 search at `visits` a move on 9x9,
     colours alternating; game g uses seed g for both engines."""
-    from launch.factory import build_engine
+    from dosaku.launch.factory import build_engine
     score = 0.0
     for g in range(games):
         seed = str(g)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.runner import B10_MODEL, Skip
+from dosaku.bench.runner import B10_MODEL, Skip
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE, KOMI = 9, 7.0
@@ -33,7 +33,7 @@ READY = b"Started, ready to begin handling requests"
 def engine(visits: int, flags: tuple[str, ...]):
     if not B10_MODEL.exists():
         raise Skip(f"no transformer net at {B10_MODEL}")
-    from launch.factory import engine_from_flags
+    from dosaku.launch.factory import engine_from_flags
     return engine_from_flags(["--model", str(B10_MODEL), "--boardsize", str(SIZE), "--komi",
                               str(KOMI), "--visits", str(visits), "--seed", "1", *flags])
 
@@ -48,7 +48,7 @@ def report(what: str, counters) -> None:
 
 def selfplay(moves: int, visits: int, flags) -> list[tuple[int, int]]:
     """The genmove game's moves (colour, point), after printing its figures."""
-    from engine.engine import RESIGN
+    from dosaku.engine.engine import RESIGN
     e = engine(visits, flags)
     e.search.counters.clear()
     for _ in range(moves):
@@ -60,9 +60,9 @@ def selfplay(moves: int, visits: int, flags) -> list[tuple[int, int]]:
 
 
 def pondering(moves: int, visits: int, seconds: float, flags) -> None:
-    from engine.engine import RESIGN
-    from engine.rules.constants import BLACK
-    from engine.rules.coords import point_from_action
+    from dosaku.engine.engine import RESIGN
+    from dosaku.engine.rules.constants import BLACK
+    from dosaku.engine.rules.coords import point_from_action
     e = engine(visits, flags)
     e.search.counters.clear()
     while len(e.moves) < moves and not e.game.is_over():
@@ -84,8 +84,8 @@ def pondering(moves: int, visits: int, seconds: float, flags) -> None:
 
 
 def analysis(game: list[tuple[int, int]], visits: int, flags) -> None:
-    from engine.rules.constants import BLACK
-    from engine.rules.coords import format_vertex
+    from dosaku.engine.rules.constants import BLACK
+    from dosaku.engine.rules.coords import format_vertex
     moves = [["B" if c == BLACK else "W", format_vertex(p, SIZE, SIZE)] for c, p in game]
     query = {"id": "review", "moves": moves, "rules": "chinese", "komi": KOMI,
              "boardXSize": SIZE, "boardYSize": SIZE, "maxVisits": visits,

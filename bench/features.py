@@ -13,14 +13,14 @@ import time
 
 import numpy as np
 
-from bench.runner import KATAGO_REFERENCE
-from engine.evaluators.evaluator import PositionBatch
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.positions import batch_row_from_game
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import parse_vertex, point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
+from dosaku.bench.runner import KATAGO_REFERENCE
+from dosaku.engine.evaluators.evaluator import PositionBatch
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.positions import batch_row_from_game
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import parse_vertex, point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
 
 
 def reference_games(size):

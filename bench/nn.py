@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from bench.runner import B6C96_MODEL, B10_MODEL, Skip
-from engine.evaluators.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
-from networks.cache import onnx_for
-from networks.int8_copy import int8_for
+from dosaku.bench.runner import B6C96_MODEL, B10_MODEL, Skip
+from dosaku.engine.evaluators.onnx_evaluator import GRAPH_OPTIMIZATION, OnnxModel, session_options
+from dosaku.networks.cache import onnx_for
+from dosaku.networks.int8_copy import int8_for
 
 
 def inputs(model: OnnxModel, batch: int, size: int, rng):

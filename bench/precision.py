@@ -30,18 +30,18 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from bench.nn import parallel_runs
-from bench.runner import B10_MODEL, TEST_DATA
-from engine.evaluators.onnx_evaluator import OnnxModel
-from engine.evaluators.raw_nn import raw_nn_batch
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import rules_by_name
-from networks import int8_transformer as it
-from networks.cache import onnx_for
-from networks.katago_convert import ROLES
-from networks.quantize import TRANSFORMER_CALIBRATION, self_play_inputs
+from dosaku.bench.nn import parallel_runs
+from dosaku.bench.runner import B10_MODEL, TEST_DATA
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.engine.evaluators.raw_nn import raw_nn_batch
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import rules_by_name
+from dosaku.networks import int8_transformer as it
+from dosaku.networks.cache import onnx_for
+from dosaku.networks.katago_convert import ROLES
+from dosaku.networks.quantize import TRANSFORMER_CALIBRATION, self_play_inputs
 
 REFERENCE = TEST_DATA / "katago-b10c384h6-raw-nn.json"
 GFLOP = {9: 1.80, 19: 9.56}  # per evaluation (docs/performance.md)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from bench.runner import B6C96_MODEL, Figures, Skip, print_figures
-from tournament.records import game_files
+from dosaku.bench.runner import B6C96_MODEL, Figures, Skip, print_figures
+from dosaku.tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "records"

@@ -25,7 +25,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from weights import model_path
+from dosaku.weights import model_path
 
 Figures = dict[str, tuple[float, str]]
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"  # ../shared beside the checkout
@@ -60,7 +60,10 @@ class BenchResult:
     seconds: float = 0.0
 
 
-def resolve(entry: str, package: str = "bench"):
+BENCH_PACKAGE = __name__.rpartition(".")[0]  # "dosaku.bench": the benchmarks' package
+
+
+def resolve(entry: str, package: str = BENCH_PACKAGE):
     """The measure function of a registry entry; Skip when the module is not there (yet)."""
     mod_name, _, func_name = entry.partition(":")
     full = f"{package}.{mod_name}" if package else mod_name
@@ -76,7 +79,7 @@ def resolve(entry: str, package: str = "bench"):
     return func
 
 
-def run_entry(entry: str, repeat: int, quick: bool, package: str = "bench") -> BenchResult:
+def run_entry(entry: str, repeat: int, quick: bool, package: str = BENCH_PACKAGE) -> BenchResult:
     """Call the entry's measure function `repeat` times and collect every figure's values."""
     start = time.monotonic()
     result = BenchResult(entry, "ok")
@@ -141,7 +144,7 @@ def report_json(results: list[BenchResult], meta: dict) -> dict:
 
 
 def run_all(entries: list[str], repeat: int, quick: bool, out: str | None,
-            package: str = "bench", log=sys.stderr) -> list[BenchResult]:
+            package: str = BENCH_PACKAGE, log=sys.stderr) -> list[BenchResult]:
     """Run every entry, print the markdown table, write bench.md and bench.json into `out`."""
     results = []
     for entry in entries:

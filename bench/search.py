@@ -10,13 +10,13 @@ compilation and first-touch page faults of the tree arrays are left out.
 import argparse
 import time
 
-from bench.runner import B6C96_MODEL, Skip
-from engine.evaluators.evaluator import PositionBatch, UniformEvaluator
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules.game import GameState
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
+from dosaku.bench.runner import B6C96_MODEL, Skip
+from dosaku.engine.evaluators.evaluator import PositionBatch, UniformEvaluator
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
 
 
 def search_rate(evaluator, size: int, visits: int, batch: int) -> tuple[float, float]:
@@ -67,9 +67,9 @@ def measure_onnx(quick: bool) -> dict[str, tuple[float, str]]:
     evaluations in flight, batches growing to 16, cache off), float32 and int8."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from networks.cache import onnx_for
-    from networks.int8_copy import int8_for
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from dosaku.networks.cache import onnx_for
+    from dosaku.networks.int8_copy import int8_for
     figures = {}
     float_model = onnx_for(B6C96_MODEL)
     for name, path in (("b6c96", float_model), ("b6c96 int8", int8_for(float_model))):

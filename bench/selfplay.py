@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.runner import Skip, print_figures
+from dosaku.bench.runner import Skip, print_figures
 
 MODEL = (Path(__file__).resolve().parents[1].parent / "shared" / "models"
          / "g170-b6c96-s175395328-d26788732.bin.gz")
@@ -25,7 +25,7 @@ def _need_model():
 
 def _run(games, sizes, settings, workers=1, **kw):
     """(new manifest entries, wall seconds) of one generate call into a scratch folder."""
-    from training.selfplay import generate
+    from dosaku.training.selfplay import generate
     with tempfile.TemporaryDirectory() as out:
         started = time.monotonic()
         entries = generate(out, games=games, sizes=sizes, settings=settings, workers=workers,
@@ -36,7 +36,7 @@ def _run(games, sizes, settings, workers=1, **kw):
 def measure_teacher(quick: bool) -> dict[str, tuple[float, str]]:
     """Teacher rows per CPU second and per wall second, one worker, visits 1 and 8."""
     _need_model()
-    from training.selfplay import SelfPlaySettings
+    from dosaku.training.selfplay import SelfPlaySettings
     figures = {}
     _run(1, (9,), SelfPlaySettings(visits=8, full_search_prob=1.0), teacher=MODEL)  # warm up
     for visits in (1, 8):
@@ -55,7 +55,7 @@ def measure_teacher(quick: bool) -> dict[str, tuple[float, str]]:
 def measure_ray(quick: bool) -> dict[str, tuple[float, str]]:
     """Teacher rows/s on 9x9 (visits 1) with two local Ray workers, start-up included."""
     _need_model()
-    from training.selfplay import SelfPlaySettings
+    from dosaku.training.selfplay import SelfPlaySettings
     settings = SelfPlaySettings(visits=1, full_search_prob=1.0, resign_threshold=0)
     entries, wall = _run(4 if quick else 16, (9,), settings, workers=2, teacher=MODEL)
     return {"teacher 9x9, visits 1, 2 Ray workers": (sum(e["rows"] for e in entries) / wall,
@@ -66,7 +66,7 @@ def measure_selfplay(quick: bool) -> dict[str, tuple[float, str]]:
     """9x9 self-play games per minute of one worker with the b6c96 net (PUCT, 100 full /
     20 fast visits, full-search share 0.25; and Gumbel 16 simulations)."""
     _need_model()
-    from training.selfplay import SelfPlaySettings
+    from dosaku.training.selfplay import SelfPlaySettings
     figures = {}
     for name, settings in (("PUCT 100/20 visits", SelfPlaySettings()),
                            ("Gumbel 16 sims", SelfPlaySettings(gumbel=True, fast_visits=4))):

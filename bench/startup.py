@@ -23,8 +23,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.runner import SHARED, Figures, Skip
-from tournament.controller import GtpController
+from dosaku.bench.runner import SHARED, Figures, Skip
+from dosaku.tournament.controller import GtpController
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "run_engine.py"
@@ -38,7 +38,7 @@ def default_command(model: str | None = None) -> str:
         raise Skip(f"{ENGINE.name} not found in {ROOT}")
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ENGINE))}"
     if model is not None:
-        from networks.cache import onnx_for
+        from dosaku.networks.cache import onnx_for
         onnx = model if model.endswith(".onnx") else str(onnx_for(Path(model)))
         command += f" --model {shlex.quote(onnx)}"
     return command
@@ -112,7 +112,7 @@ def wait_for_compiled_kernels(timeout: float = 900.0) -> None:
     search kernel is there), so that the next start is a warm one."""
     import fcntl
 
-    from engine.precompile import cache_is_cold
+    from dosaku.engine.precompile import cache_is_cold
     lock = Path(os.environ["NUMBA_CACHE_DIR"]) / "compiling.lock"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

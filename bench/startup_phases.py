@@ -28,8 +28,8 @@ def lap(name, since):
 import numpy, numba
 t = lap("import numpy and numba", t0)
 import onnxruntime
-from engine.engine import Engine
-from launch.flags import parse_flags
+from dosaku.engine.engine import Engine
+from dosaku.launch.flags import parse_flags
 t = lap("import onnxruntime and the engine", t)
 from numba.core.dispatcher import Dispatcher
 first_calls = []
@@ -41,11 +41,11 @@ def timed(self, *args, **kws):
     finally:
         first_calls.append((time.perf_counter() - s, self.py_func.__name__))
 Dispatcher._compile_for_args = timed
-from engine import precompile
-from engine.rules.rulesets import rules_by_name
-from launch.factory import engine_config
-from networks.cache import onnx_for
-from networks.loading import load_network
+from dosaku.engine import precompile
+from dosaku.engine.rules.rulesets import rules_by_name
+from dosaku.launch.factory import engine_config
+from dosaku.networks.cache import onnx_for
+from dosaku.networks.loading import load_network
 args = parse_flags(sys.argv[1:])
 onnx_for(args.model)
 t = lap("network: find (or convert) its ONNX in the cache", t)
@@ -79,9 +79,9 @@ def main() -> None:
         if a.cold:  # the helper's compile, into another empty cache
             env["NUMBA_CACHE_DIR"] = f"{home}/helper"
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "engine.precompile", kind.split()[1]],
+            subprocess.run([sys.executable, "-m", "dosaku.engine.precompile", kind.split()[1]],
                            cwd=ROOT, env=env, check=True)
-            print(f"{'helper: every kernel compiled (engine.precompile)':<58} "
+            print(f"{'helper: every kernel compiled (dosaku.engine.precompile)':<58} "
                   f"{time.perf_counter() - start:6.2f} s")
 
 

@@ -30,8 +30,8 @@ import shutil
 import sys
 from pathlib import Path
 
-from tournament.match import main as match_main
-from weights import card_path, model_path
+from dosaku.tournament.match import main as match_main
+from dosaku.weights import card_path, model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = 20

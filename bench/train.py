@@ -17,11 +17,11 @@ import time
 
 import numpy as np
 
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from training.chunks import Rows, pack_spatial
-from training.model import build_net
-from training.replay import ReplayWindow
-from training.train import TrainConfig, Trainer, choose_device, set_threads
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from dosaku.training.chunks import Rows, pack_spatial
+from dosaku.training.model import build_net
+from dosaku.training.replay import ReplayWindow
+from dosaku.training.train import TrainConfig, Trainer, choose_device, set_threads
 
 
 def random_rows(size: int, n: int, rng: np.random.Generator) -> Rows:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from bench.analysis import main_line
-from bench.runner import B10_MODEL, Figures, Skip, print_figures
-from tournament.records import game_files
+from dosaku.bench.analysis import main_line
+from dosaku.bench.runner import B10_MODEL, Figures, Skip, print_figures
+from dosaku.tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = {19: ROOT / "records" / "b6c96-1s-vs-gnugo10-19x19.jsonl.gz",

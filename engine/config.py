@@ -10,7 +10,7 @@ choices before GTP answers).
 
 from dataclasses import dataclass, field
 
-from engine.search.config import SearchConfig
+from dosaku.engine.search.config import SearchConfig
 
 DEFAULT_SECONDS = 1.0  # time per move when nothing else limits a move
 

@@ -7,13 +7,13 @@ playouts from the position.
 
 import numpy as np
 
-from engine.evaluators.positions import position_batch
-from engine.evaluators.rollout import RolloutEvaluator, rollout_batch
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.rules.seki import seki_chains
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.evaluators.rollout import RolloutEvaluator, rollout_batch
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.seki import seki_chains
 
 DEAD_OWNERSHIP = 0.3  # a stone is dead when the other colour owns its point at least this
 DEAD_PLAYOUTS = 256  # playouts for the ownership when the evaluator gives none

@@ -14,27 +14,32 @@ from typing import Callable
 
 import numpy as np
 
-from engine import plain_kernels, precompile
-from engine.config import EngineConfig
-from engine.dead_stones import DeadStones, black_ownership
-from engine.evaluators.positions import position_batch
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.friendly_pass import lead_for, opponent_passed, pass_keeps_result, removes_dead_stones
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, PASS_POINT, WHITE
-from engine.rules.coords import format_vertex, neighbours, point_from_action
-from engine.rules.free_handicap import free_handicap_points
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS, Rules
-from engine.rules.seki import seki_stones
-from engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
-from engine.search.bans import MoveBan, ban_table
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
-from engine.search.results import RootStats
-from engine.search.scores import expected_atan_table
-from engine.timecontrol import Clock, TimeSettings
+from dosaku.engine import plain_kernels, precompile
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.dead_stones import DeadStones, black_ownership
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.friendly_pass import (
+    lead_for,
+    opponent_passed,
+    pass_keeps_result,
+    removes_dead_stones,
+)
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import format_vertex, neighbours, point_from_action
+from dosaku.engine.rules.free_handicap import free_handicap_points
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS, Rules
+from dosaku.engine.rules.seki import seki_stones
+from dosaku.engine.search.analysis_snapshot import AnalysisSnapshot, analysis_snapshot
+from dosaku.engine.search.bans import MoveBan, ban_table
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.engine.search.move_choice import ResignWatch, choose_action, lower_confidence_bounds
+from dosaku.engine.search.results import RootStats
+from dosaku.engine.search.scores import expected_atan_table
+from dosaku.engine.timecontrol import Clock, TimeSettings
 
 RESIGN = "resign"
 
@@ -524,7 +529,7 @@ class Engine:
         only)."""
         if not self.has_network:
             raise ValueError("raw network output needs an ONNX network evaluator")
-        from engine.evaluators.raw_nn import raw_nn
+        from dosaku.engine.evaluators.raw_nn import raw_nn
         model = self.evaluator.raw_model()
         return [raw_nn(model, self.game, s) for s in symmetries]
 

@@ -7,9 +7,9 @@ win for it, or when the search expects the same result from playing on. Rules th
 stones (Tromp-Taylor) keep cleanup play, and so does `--no-friendly-pass`.
 """
 
-from engine.rules.constants import BLACK, PASS_POINT, opponent
-from engine.rules.game import GameState
-from engine.rules.rulesets import Rules
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, opponent
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import Rules
 
 
 def removes_dead_stones(rules: Rules) -> bool:

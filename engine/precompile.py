@@ -1,11 +1,11 @@
 """Compiling the numba kernels without making a client wait for it.
 
-numba compiles a kernel, with everything it calls, on its first call and keeps the machine
-code in its on-disk cache, which processes share: what one process has stored, another loads
-in a fraction of a second instead of compiling. On an empty cache (a new install or new engine
-sources) compiling what a genmove calls takes 20-50 s, so the engine starts
-`python -m engine.precompile KIND`, a helper that compiles the leaf evaluator's kernels (KIND,
-its Capabilities.precompile_kind: `rollout`, or a network feature set such as `katago-v7`), the
+numba compiles a kernel, with everything it calls, on its first call and keeps the machine code
+in its on-disk cache, which processes share: what one process has stored, another loads in a
+fraction of a second instead of compiling. On an empty cache (a new install or new engine
+sources) compiling what a genmove calls takes 20-50 s, so the engine starts `python -m
+dosaku.engine.precompile KIND`, a helper that compiles the leaf evaluator's kernels (KIND, its
+Capabilities.precompile_kind: `rollout`, or a network feature set such as `katago-v7`), the
 game and tree kernels around the search, and the search's own, into the cache. A protocol
 server meanwhile runs the kernels as plain Python (engine/plain_kernels.py) and takes the
 compiled ones once the helper is done; an engine that must be compiled before it returns
@@ -22,14 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import plain_kernels
-from engine.evaluators.positions import batch_row_from_game
-from engine.search.config import SearchConfig
+from dosaku.engine import plain_kernels
+from dosaku.engine.evaluators.positions import batch_row_from_game
+from dosaku.engine.search.config import SearchConfig
 
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
-# the folder that holds engine/ (a checkout, or dosaku/ in site-packages): the helper imports
-# engine from it wherever it starts
-PACKAGES = Path(__file__).resolve().parents[1]
+# this module's name, which the helper runs under `python -m` (the installed package `dosaku`
+# finds it from any working directory)
+HELPER = plain_kernels.PACKAGE + "precompile"
 
 
 def cache_is_cold() -> bool:
@@ -45,10 +45,9 @@ def start_helper(kind: str | None, spare_core: bool = True) -> subprocess.Popen 
         return None  # (plain: a helper is at work already)
     if not os.environ.get("NUMBA_CACHE_DIR") or not cache_is_cold():
         return None
-    args = [sys.executable, "-m", "engine.precompile"] + ([kind] if kind else [])
-    path = os.pathsep.join(filter(None, [str(PACKAGES), os.environ.get("PYTHONPATH")]))
+    args = [sys.executable, "-m", HELPER] + ([kind] if kind else [])
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=path))
+                            stderr=subprocess.DEVNULL)
 
 
 def compile_in_background(kind: str | None) -> bool:
@@ -73,18 +72,18 @@ def wait_for(helper: subprocess.Popen) -> None:
 
 def compile_evaluator(kind: str | None) -> None:
     """Compile the kernels of a leaf evaluator kind (playouts or network input features)."""
-    from engine.evaluators.evaluator import PositionBatch
+    from dosaku.engine.evaluators.evaluator import PositionBatch
     if kind is None:
         return
     batch = PositionBatch(2, 9, 9, 7.5, _scratch_game().rules)
     batch_row_from_game(batch, 0, _scratch_game())
     batch.count = 1
     if kind == "rollout":
-        from engine.evaluators.rollout import RolloutEvaluator
+        from dosaku.engine.evaluators.rollout import RolloutEvaluator
         RolloutEvaluator().evaluate(batch)
         return
-    from engine.evaluators.features import fill_features
-    from engine.evaluators.onnx_evaluator import KNOWN_FEATURE_SETS
+    from dosaku.engine.evaluators.features import fill_features
+    from dosaku.engine.evaluators.onnx_evaluator import KNOWN_FEATURE_SETS
     planes, globals_ = KNOWN_FEATURE_SETS[kind]
     fill_features(batch, np.zeros((2, planes, 9, 9), np.float32),
                   np.zeros((2, globals_), np.float32), np.zeros(1, np.int64))
@@ -94,11 +93,11 @@ def compile_search(config: SearchConfig, width: int = 9, height: int = 9) -> Non
     """Compile the search's kernels with a tiny search of a uniform evaluator: selection,
     backup, re-centring, principal variations (the network's own kernels are
     compile_evaluator's)."""
-    from engine.evaluators.evaluator import UniformEvaluator
-    from engine.rules.constants import BLACK
-    from engine.rules.game import GameState
-    from engine.search.driver import Search
-    from engine.search.limits import SearchLimits
+    from dosaku.engine.evaluators.evaluator import UniformEvaluator
+    from dosaku.engine.rules.constants import BLACK
+    from dosaku.engine.rules.game import GameState
+    from dosaku.engine.search.driver import Search
+    from dosaku.engine.search.limits import SearchLimits
     scratch = GameState(width, height)
     small = replace(config, max_nodes=1000, max_edges=100_000)
     search = Search(UniformEvaluator(), small)
@@ -116,12 +115,12 @@ def load_search_kernels(config: SearchConfig, width: int, height: int) -> None:
 def compile_game_and_tree() -> None:
     """Compile what a genmove calls around the selection: the backup, moves, legality, tree
     reuse."""
-    from engine.evaluators.evaluator import UniformEvaluator
-    from engine.rules.constants import BLACK
-    from engine.rules.coords import point_from_xy
-    from engine.search import tree as T
-    from engine.search.driver import Search
-    from engine.search.limits import root_visit_gap
+    from dosaku.engine.evaluators.evaluator import UniformEvaluator
+    from dosaku.engine.rules.constants import BLACK
+    from dosaku.engine.rules.coords import point_from_xy
+    from dosaku.engine.search import tree as T
+    from dosaku.engine.search.driver import Search
+    from dosaku.engine.search.limits import root_visit_gap
     game = _scratch_game()
     Search(UniformEvaluator(), SearchConfig(max_nodes=4, max_edges=400)).compile_backup(game)
     game.play(BLACK, point_from_xy(4, 4, 9))
@@ -134,7 +133,7 @@ def compile_game_and_tree() -> None:
 
 
 def _scratch_game():
-    from engine.rules.game import GameState
+    from dosaku.engine.rules.game import GameState
     return GameState(9, 9)
 
 

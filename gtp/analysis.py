@@ -15,12 +15,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from engine.rules.constants import PASS_POINT
-from engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
-from gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
+from dosaku.engine.rules.constants import PASS_POINT
+from dosaku.engine.rules.coords import format_vertex, parse_vertex, point_from_xy, xy_from_point
+from dosaku.gtp.protocol import SYNTAX_ERROR, GtpError, parse_color, parse_float, parse_int
 
 if TYPE_CHECKING:  # bans.py brings numpy, which GTP start-up leaves to the loader thread
-    from engine.search.bans import MoveBan
+    from dosaku.engine.search.bans import MoveBan
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def _ban(key: str, args: list[str], earlier: list[MoveBan], width: int,
     allow = key == "allow"
     if any(b.color == color and (allow or b.allow) for b in earlier):
         raise GtpError(SYNTAX_ERROR)
-    from engine.search.bans import MoveBan
+    from dosaku.engine.search.bans import MoveBan
     return MoveBan(color, frozenset(_vertex_set(args[1], width, height)), until_depth, allow)
 
 

@@ -12,12 +12,12 @@ import logging
 import threading
 import time
 
-from engine.rules.constants import BLACK, MAX_SIZE, MIN_SIZE, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
-from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
-from engine.timecontrol import TimeSettings
-from gtp import analysis, gogui, params
-from gtp.protocol import (
+from dosaku.engine.rules.constants import BLACK, MAX_SIZE, MIN_SIZE, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import COLUMNS, format_vertex, parse_vertex, point_from_xy
+from dosaku.engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
+from dosaku.engine.timecontrol import TimeSettings
+from dosaku.gtp import analysis, gogui, params
+from dosaku.gtp.protocol import (
     BAD_VERTEX_LIST,
     BOARD_NOT_EMPTY,
     CANNOT_LOAD,
@@ -38,7 +38,7 @@ from gtp.protocol import (
     parse_float,
     parse_int,
 )
-from gtp.sgf_game import game_sgf, replay_sgf
+from dosaku.gtp.sgf_game import game_sgf, replay_sgf
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +320,7 @@ class Commands:
     @command("final_score")
     def cmd_final_score(self, args):
         _nargs(args, 0)
-        from engine.rules.rulesets import result_string
+        from dosaku.engine.rules.rulesets import result_string
         try:
             margin = self.engine.final_score()
         except Exception:
@@ -552,7 +552,7 @@ class Commands:
     @command("kgs-rules")
     def cmd_kgs_rules(self, args):
         _nargs(args, 1)
-        from engine.rules.rulesets import rules_by_name
+        from dosaku.engine.rules.rulesets import rules_by_name
         name = KGS_RULES.get(args[0].lower())
         if name is None:
             raise GtpError(UNKNOWN_RULES)
@@ -569,7 +569,7 @@ class Commands:
         """A KataGo rules JSON object (keys not given are kept) or a preset name."""
         if not args:
             raise GtpError(SYNTAX_ERROR)
-        from engine.rules.rulesets import rules_by_name, rules_from_kata_json
+        from dosaku.engine.rules.rulesets import rules_by_name, rules_from_kata_json
         text = " ".join(args)
         try:
             if text.startswith("{"):

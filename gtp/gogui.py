@@ -10,8 +10,8 @@ names) are one line per board row, top row first, W words each, `""` for nothing
 point-number pairs, `TEXT` a status line).
 """
 
-from engine.rules.constants import BLACK, PASS_POINT, opponent
-from engine.rules.coords import format_vertex, point_from_xy
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, opponent
+from dosaku.engine.rules.coords import format_vertex, point_from_xy
 
 ANALYZE_COMMANDS = (
     "gfx/Search/dosaku-gfx %m",

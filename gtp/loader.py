@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Callable
 
-from gtp.protocol import GtpError
+from dosaku.gtp.protocol import GtpError
 
 log = logging.getLogger(__name__)
 

@@ -3,9 +3,9 @@ kata-set-param, GoGui's dosaku-param): the `live` rows of the settings table
 (launch/settings.py), under their flag names, which are also the keys of a --config file, or
 KataGo's names. A bad name or value changes nothing."""
 
-from engine.config import EngineConfig
-from gtp.protocol import GtpError, format_float
-from launch.settings import BY_NAME, SETTINGS, Setting, parse_bool
+from dosaku.engine.config import EngineConfig
+from dosaku.gtp.protocol import GtpError, format_float
+from dosaku.launch.settings import BY_NAME, SETTINGS, Setting, parse_bool
 
 UNKNOWN_PARAM = "unknown parameter"
 INVALID_VALUE = "invalid value"

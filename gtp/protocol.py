@@ -12,7 +12,7 @@ so a board starting right after `=[id]` and a newline would lose its first value
 import re
 from dataclasses import dataclass
 
-from engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.constants import BLACK, WHITE
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _ID = re.compile(r"[0-9]+")

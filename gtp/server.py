@@ -22,8 +22,8 @@ import time
 from collections import deque
 from typing import BinaryIO, Callable
 
-from gtp.analysis import Stream
-from gtp.protocol import GtpError, failure, header, parse, stream_line, success
+from dosaku.gtp.analysis import Stream
+from dosaku.gtp.protocol import GtpError, failure, header, parse, stream_line, success
 
 log = logging.getLogger(__name__)
 

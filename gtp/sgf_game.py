@@ -1,9 +1,9 @@
 """SGF for loadsgf / printsgf: replay an sgfmill game into the Engine, and write the Engine's
 game (size, komi, rules, handicap or set-up stones, moves) as SGF text without blank lines."""
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import point_from_sgfmill, sgf_text
-from gtp.protocol import format_float
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import point_from_sgfmill, sgf_text
+from dosaku.gtp.protocol import format_float
 
 
 def replay_sgf(engine, game, size: int, limit: int | None) -> int:

@@ -16,9 +16,9 @@ ownership its mean is taken over (the evaluated leaves), which has no side.
 
 import math
 
-from engine.rules.constants import BLACK
-from engine.rules.coords import format_vertex
-from kata_analysis.query import Query
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.rules.coords import format_vertex
+from dosaku.kata_analysis.query import Query
 
 PRECISION = 8  # KataGo's: digits after the leading one
 

@@ -16,15 +16,15 @@ import os
 import sys
 from dataclasses import replace
 
-from engine.engine import Engine
-from engine.search.batching import SharedBatcher
-from kata_analysis.server import AnalysisServer, Output, model_info
-from kata_analysis.settings import SettingsError, build_settings, read_cfg, read_overrides
-from kata_analysis.tasks import TaskQueue
-from kata_analysis.workers import Worker
-from launch.factory import build_engine, engine_config
-from launch.flags import announce_evaluator, parse_flags
-from launch.stdio import protocol_stream
+from dosaku.engine.engine import Engine
+from dosaku.engine.search.batching import SharedBatcher
+from dosaku.kata_analysis.server import AnalysisServer, Output, model_info
+from dosaku.kata_analysis.settings import SettingsError, build_settings, read_cfg, read_overrides
+from dosaku.kata_analysis.tasks import TaskQueue
+from dosaku.kata_analysis.workers import Worker
+from dosaku.launch.factory import build_engine, engine_config
+from dosaku.launch.flags import announce_evaluator, parse_flags
+from dosaku.launch.stdio import protocol_stream
 
 log = logging.getLogger("dosaku")
 READY = "Started, ready to begin handling requests"

@@ -6,9 +6,9 @@ replay checks a query's moves before any of its turns is queued (the error names
 illegal move) and sets up each turn's search.
 """
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import format_vertex
-from kata_analysis.query import Query, QueryError
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import format_vertex
+from dosaku.kata_analysis.query import Query, QueryError
 
 
 def set_up(engine, query: Query) -> None:

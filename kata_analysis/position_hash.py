@@ -14,8 +14,8 @@ import hashlib
 
 import numpy as np
 
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import xy_from_point
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import xy_from_point
 
 KO = 3  # the grid's mark of the point simple ko forbids (0 empty, BLACK 1, WHITE 2)
 

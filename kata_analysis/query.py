@@ -12,11 +12,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex, point_from_xy
-from engine.rules.rulesets import PRESETS, Rules, rules_by_name, rules_from_kata_json
-from engine.search.bans import MoveBan
-from kata_analysis.settings import KEYS, AnalysisSettings, parse_value
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex, point_from_xy
+from dosaku.engine.rules.rulesets import PRESETS, Rules, rules_by_name, rules_from_kata_json
+from dosaku.engine.search.bans import MoveBan
+from dosaku.kata_analysis.settings import KEYS, AnalysisSettings, parse_value
 
 MAX_SIZE = 25  # the engine's largest board
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all", "query_models")

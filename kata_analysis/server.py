@@ -13,10 +13,10 @@ import logging
 import threading
 from pathlib import Path
 
-from kata_analysis.answer import no_result
-from kata_analysis.position import check_moves
-from kata_analysis.query import Action, QueryError, parse_line
-from kata_analysis.tasks import TaskQueue
+from dosaku.kata_analysis.answer import no_result
+from dosaku.kata_analysis.position import check_moves
+from dosaku.kata_analysis.query import Action, QueryError, parse_line
+from dosaku.kata_analysis.tasks import TaskQueue
 
 log = logging.getLogger("dosaku")
 KATAGO_PROTOCOL = "1.17.2"  # the KataGo release whose analysis protocol this follows

@@ -11,7 +11,7 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
-from kata_analysis.query import Query
+from dosaku.kata_analysis.query import Query
 
 
 @dataclass

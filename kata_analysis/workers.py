@@ -7,10 +7,10 @@ whatever the number of queries.
 import logging
 import threading
 
-from kata_analysis.answer import answer, no_result
-from kata_analysis.position import at_turn
-from kata_analysis.position_hash import position_hashes
-from kata_analysis.tasks import Task, TaskQueue
+from dosaku.kata_analysis.answer import answer, no_result
+from dosaku.kata_analysis.position import at_turn
+from dosaku.kata_analysis.position_hash import position_hashes
+from dosaku.kata_analysis.tasks import Task, TaskQueue
 
 log = logging.getLogger("dosaku")
 

@@ -5,29 +5,32 @@ their engines here, so they play exactly as the GTP engine does without importin
 import argparse
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.config import EngineConfig
-from engine.search.config import SearchConfig
-from launch.flags import parse_flags
-from launch.settings import SETTINGS
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.search.config import SearchConfig
+from dosaku.launch.flags import parse_flags
+from dosaku.launch.settings import SETTINGS
 
 
 def build_evaluator(args: argparse.Namespace):
     """The leaf evaluator the flags ask for (loading and converting the network if needed)."""
     if args.evaluator == "onnx":  # kata-raw-nn reports the float32 net, as KataGo computes it
-        from engine.evaluators.onnx_evaluator import OnnxEvaluator
-        from networks.loading import load_network
+        from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
+        from dosaku.networks.loading import load_network
         if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
             played, original = load_network(args.model, args.int8, 1, args.provider)
             return OnnxEvaluator(played, seed=args.seed, parallel_calls=args.threads,
                                  float_model=original)
-        from engine.evaluators.rollout import MixedEvaluator, RolloutEvaluator  # one call at a time
+        from dosaku.engine.evaluators.rollout import (  # one call at a time
+            MixedEvaluator,
+            RolloutEvaluator,
+        )
         played, original = load_network(args.model, args.int8, args.threads, args.provider)
         net = OnnxEvaluator(played, seed=args.seed, float_model=original)
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":
-        from engine.evaluators.evaluator import UniformEvaluator
+        from dosaku.engine.evaluators.evaluator import UniformEvaluator
         return UniformEvaluator()
-    from engine.evaluators.rollout import RolloutEvaluator
+    from dosaku.engine.evaluators.rollout import RolloutEvaluator
     return RolloutEvaluator()
 
 
@@ -47,10 +50,10 @@ def build_engine(args: argparse.Namespace, background: bool = False, serving: bo
     `background` the warm-up goes on after it returns, so that board commands are answered
     while the search kernels load). `serving`: for a protocol server, which on a cold cache
     plays on the kernels as plain Python while a helper compiles them (engine/precompile.py)."""
-    from engine import precompile
-    from engine.engine import Engine
-    from engine.evaluators.evaluator import capabilities_of
-    from engine.rules.rulesets import rules_by_name
+    from dosaku.engine import precompile
+    from dosaku.engine.engine import Engine
+    from dosaku.engine.evaluators.evaluator import capabilities_of
+    from dosaku.engine.rules.rulesets import rules_by_name
     try:
         rules = rules_by_name(args.rules)
     except KeyError:

@@ -6,9 +6,9 @@ import logging
 import sys
 from pathlib import Path
 
-from engine.evaluators.onnx_options import cpu_runs_int8_fast
-from launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
-from weights import (
+from dosaku.engine.evaluators.onnx_options import cpu_runs_int8_fast
+from dosaku.launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
+from dosaku.weights import (
     DEFAULT_ALIAS,
     DEFAULT_NAME,
     FORMER_NAMES,

@@ -7,9 +7,9 @@ from it, so a setting is added or changed here alone. Importing it loads nothing
 
 from dataclasses import dataclass, replace
 
-from engine.config import EngineConfig
-from engine.evaluators.onnx_options import PROVIDERS
-from engine.search.config import EVALUATOR_KINDS, SearchConfig
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.evaluators.onnx_options import PROVIDERS
+from dosaku.engine.search.config import EVALUATOR_KINDS, SearchConfig
 
 OUT_OF_RANGE = "{flag} {value:g} is out of range (see --help)"
 BETWEEN = "{flag} must be between {low:g} and {high:g}"

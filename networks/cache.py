@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from engine.evaluators.onnx_options import is_onnx_file
+from dosaku.engine.evaluators.onnx_options import is_onnx_file
 
 Model = Path | bytes  # an ONNX file, or a serialized model held in memory
 CONVERTER = "c4f"  # part of a conversion's cache name: change it when katago_convert's graphs do
@@ -112,7 +112,7 @@ def onnx_for(path: str | Path) -> Model:
         return found
     import onnx
 
-    from networks import katago_bin, katago_convert
+    from dosaku.networks import katago_bin, katago_convert
     note(f"converting {path} to ONNX (once; cached in {cache_dir()})")
     proto = katago_convert.build_onnx(katago_bin.load(path), full_board=True)
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import mmap
 from pathlib import Path
 
-from networks.cache import Model, cache_dir, lookup, note, sha256_of, store
+from dosaku.networks.cache import Model, cache_dir, lookup, note, sha256_of, store
 
 TRANSFORMER_MARK = b"attention_out:"  # the node name prefix of a katago_convert.ROLES role
 
@@ -33,7 +33,7 @@ def int8_for(model: Model, asked: bool = True) -> Path | None:
     suits, quantized now (calibration self-play, up to a minute) into the cache. Unless the
     user `asked` for int8, transformer nets play float32: their copy runs about as fast
     (docs/performance.md) and would cost a first start its calibration."""
-    from weights import shipped_int8_for
+    from dosaku.weights import shipped_int8_for
     if isinstance(model, Path):
         shipped = shipped_int8_for(model)
         if shipped is not None:
@@ -42,7 +42,7 @@ def int8_for(model: Model, asked: bool = True) -> Path | None:
         note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
         return None
     try:
-        from networks.quantize import load_graph, quantize, recipe, unsupported
+        from dosaku.networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None

@@ -32,7 +32,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
 
 RECIPE = "int8-ffn-up-attention-out-v1"  # part of the cache name: change it with the recipe
 QUANTIZED_ROLES = ("ffn_up", "ffn_gate", "attention_out")  # katago_convert.ROLES

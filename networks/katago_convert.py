@@ -44,8 +44,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from engine.evaluators.features import FEATURE_SET
-from networks import katago_bin as kb
+from dosaku.engine.evaluators.features import FEATURE_SET
+from dosaku.networks import katago_bin as kb
 
 OPSET = 17
 IR_VERSION = 8  # onnxruntime 1.31 refuses IR > 13; opset 17 needs IR 8

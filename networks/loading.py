@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.evaluators.onnx_evaluator import OnnxModel
-from networks.cache import Model, note, onnx_for
-from networks.int8_copy import int8_for
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.networks.cache import Model, note, onnx_for
+from dosaku.networks.int8_copy import int8_for
 
 
 def load_network(path: str | Path, int8: bool | None, threads: int = 1,

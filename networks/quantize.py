@@ -33,15 +33,15 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-from engine.evaluators.positions import position_batch
-from engine.rules.constants import PASS_POINT
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from networks import int8_transformer
-from networks.cache import Model, onnx_for
-from networks.calibration import quantize_int8
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.constants import PASS_POINT
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.networks import int8_transformer
+from dosaku.networks.cache import Model, onnx_for
+from dosaku.networks.calibration import quantize_int8
 
 RECIPE = "int8-trunk-v3"  # part of the cache name: change it when the recipe changes
 # first outputs of the layers that stay float32: the stem (networks/katago_convert.py names it

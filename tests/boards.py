@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
-from engine.rules.coords import parse_vertex, point_from_xy, xy_from_point
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, MOVE_OK, NULL_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex, point_from_xy, xy_from_point
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
 from tests.chains import chain_liberties, chain_size
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -3,7 +3,7 @@
 The engine itself reads them inline in its kernels; only tests ask for them by point.
 """
 
-from engine.rules import board as B
+from dosaku.engine.rules import board as B
 
 
 def chain_liberties(b, p: int) -> int:

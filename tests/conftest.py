@@ -45,8 +45,8 @@ os.environ.pop("NUMBA_CACHE_DIR", None)  # engine/__init__ keys it under XDG_CAC
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -125,14 +125,14 @@ def b6c96_file() -> Path:
 @pytest.fixture(scope="session")
 def b6c96_onnx(b6c96_file, tmp_path_factory) -> Path:
     """The b6c96 network converted to ONNX once for the whole run."""
-    from networks.katago_convert import convert
+    from dosaku.networks.katago_convert import convert
     return convert(b6c96_file, tmp_path_factory.mktemp("b6c96") / "b6c96.onnx")
 
 
 @pytest.fixture(scope="session")
 def b6c96_model(b6c96_onnx):
     """An OnnxModel of the converted b6c96 network on one thread."""
-    from engine.evaluators.onnx_evaluator import OnnxModel
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
     return OnnxModel(b6c96_onnx, threads=1)
 
 
@@ -147,7 +147,7 @@ def b10_file() -> Path:
 @pytest.fixture(scope="session")
 def b10_onnx(b10_file, tmp_path_factory) -> Path:
     """The transformer net converted to ONNX once for the whole run."""
-    from networks.katago_convert import convert
+    from dosaku.networks.katago_convert import convert
     return convert(b10_file, tmp_path_factory.mktemp("b10") / "b10.onnx")
 
 
@@ -155,7 +155,7 @@ def b10_onnx(b10_file, tmp_path_factory) -> Path:
 def b10_model(b10_onnx):
     """An OnnxModel of the converted transformer net on two threads (it is 10 times b6c96's
     size)."""
-    from engine.evaluators.onnx_evaluator import OnnxModel
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
     return OnnxModel(b10_onnx, threads=2)
 
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
 
 
 class SkewedEvaluator:

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from engine.rules.coords import COLUMNS
+from dosaku.engine.rules.coords import COLUMNS
 
 TYPES = {"bwboard", "cboard", "dboard", "eplist", "gfx", "hstring", "hpstring", "none",
          "param", "plist", "pspairs", "pstring", "sboard", "string", "var", "varb", "varc",

@@ -8,7 +8,7 @@ Transformer blocks work on the board as a sequence [N, S, C], position s = y*W +
 
 import numpy as np
 
-from networks import katago_bin as kb
+from dosaku.networks import katago_bin as kb
 
 
 def conv(x, layer):

@@ -4,12 +4,12 @@ rounding, the keys that repeat others, the policy's -1 on illegal points."""
 import numpy as np
 import pytest
 
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.rulesets import PRESETS
-from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo, RootRawValues
-from kata_analysis.answer import answer, round_dynamic
-from kata_analysis.query import Query
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo, RootRawValues
+from dosaku.kata_analysis.answer import answer, round_dynamic
+from dosaku.kata_analysis.query import Query
 
 
 def pt(v):

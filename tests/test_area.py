@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from engine.rules.area import calculate_area, independent_life_area
-from engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.area import calculate_area, independent_life_area
+from dosaku.engine.rules.constants import BLACK, WHITE
 from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()

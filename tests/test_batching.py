@@ -7,9 +7,9 @@ import threading
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
-from engine.rules.rulesets import PRESETS
-from engine.search.batching import SharedBatcher
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search.batching import SharedBatcher
 
 
 class RecordingEvaluator:

@@ -7,8 +7,8 @@ import onnxruntime
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from bench import precision
-from networks import int8_transformer
+from dosaku.bench import precision
+from dosaku.networks import int8_transformer
 
 
 def products(roles: list[str], widths: list[int], k: int, rng) -> tuple[onnx.ModelProto, list]:

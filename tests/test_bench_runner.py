@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-import bench.nn
-import bench.startup
-from bench.__main__ import main as bench_main
-from bench.runner import Skip, fmt, run_all
-from weights import model_path
+from dosaku.bench import nn as bench_nn
+from dosaku.bench import startup as bench_startup
+from dosaku.bench.__main__ import main as bench_main
+from dosaku.bench.runner import Skip, fmt, run_all
+from dosaku.weights import model_path
 
 MODULES = {
     "__init__.py": "",
@@ -34,7 +34,7 @@ MODULES = {
             return {"only figure": (42, "items")}
     """,
     "skipper.py": """
-        from bench.runner import Skip
+        from dosaku.bench.runner import Skip
 
         def measure(quick):
             raise Skip("no model at ../shared/models")
@@ -112,7 +112,7 @@ def test_fmt():
 
 def test_cli_selects_entries_and_reports_errors(tmp_path, monkeypatch):
     ran = []
-    monkeypatch.setattr("bench.__main__.run_all",
+    monkeypatch.setattr("dosaku.bench.__main__.run_all",
                         lambda *args: ran.append(args) or [])
     assert bench_main(["--only", "search", "startup", "--repeat", "2", "--out", "o"]) == 0
     assert ran == [(["search:measure_uniform", "search:measure_onnx", "startup",
@@ -125,31 +125,31 @@ def test_cli_selects_entries_and_reports_errors(tmp_path, monkeypatch):
 
 def test_startup_answers_in_order_or_skips(fake_engine, tmp_path, monkeypatch):
     engine = fake_engine("pass")
-    figs = bench.startup.measure(True, engine)
+    figs = bench_startup.measure(True, engine)
     times = [figs[k][0] for k in ("to protocol_version answer", "to list_commands answer",
                                   "to first board command answer",
                                   "to first genmove answer (19x19)")]
     assert 0 < times[0] <= times[1] <= times[2] <= times[3]
     assert {u for _, u in figs.values()} == {"s"}
     assert figs["engine CPU time, launch to quit after that genmove"][0] >= 0
-    monkeypatch.setattr(bench.startup, "ENGINE", tmp_path / "run_engine.py")
+    monkeypatch.setattr(bench_startup, "ENGINE", tmp_path / "run_engine.py")
     with pytest.raises(Skip, match="run_engine.py not found"):
-        bench.startup.measure(True)
+        bench_startup.measure(True)
 
 
 def test_cold_start_launches_with_empty_caches(monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", "/somewhere/warm")
     seen = []
-    monkeypatch.setattr(bench.startup, "_launch",
+    monkeypatch.setattr(bench_startup, "_launch",
                         lambda command: seen.append(dict(os.environ)) or {"t": (1.0, "s")})
-    assert bench.startup.measure_cold(False, "engine") == {"t, cold cache": (1.0, "s")}
+    assert bench_startup.measure_cold(False, "engine") == {"t, cold cache": (1.0, "s")}
     cache = Path(seen[0]["NUMBA_CACHE_DIR"])
     assert cache.parent == Path(seen[0]["HOME"]) and not cache.parent.exists()  # removed after
     assert os.environ["NUMBA_CACHE_DIR"] == "/somewhere/warm"
 
 
 def test_transformer_bench_finds_the_shipped_net_and_skips_without_it(tmp_path, monkeypatch):
-    assert bench.nn.B10_MODEL == model_path("b10c384h6nbttflrs") and bench.nn.B10_MODEL.is_file()
-    monkeypatch.setattr(bench.nn, "B10_MODEL", tmp_path / "absent.bin.gz")
+    assert bench_nn.B10_MODEL == model_path("b10c384h6nbttflrs") and bench_nn.B10_MODEL.is_file()
+    monkeypatch.setattr(bench_nn, "B10_MODEL", tmp_path / "absent.bin.gz")
     with pytest.raises(Skip, match=r"weights/ is incomplete"):
-        bench.nn.measure_transformer(True)
+        bench_nn.measure_transformer(True)

@@ -6,11 +6,11 @@ import shlex
 
 import pytest
 
-from bench import strength
-from launch import flags as launch_flags
+from dosaku.bench import strength
+from dosaku.launch import flags as launch_flags
+from dosaku.weights import card_path, model_path
 from tests.test_strength_replay import FLAGS as REPLAY_FLAGS
 from tests.test_strength_replay import NET as REPLAY_NET
-from weights import card_path, model_path
 
 
 def test_the_card_states_three_20_game_results_and_sets_the_pass_mark():

@@ -8,8 +8,8 @@ slow reference (tests/reference_rules.py) after each move.
 import numpy as np
 import pytest
 
-from engine.rules import board as B
-from engine.rules.constants import (
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import (
     BLACK,
     MOVE_KO,
     MOVE_OK,
@@ -18,10 +18,16 @@ from engine.rules.constants import (
     PASS_POINT,
     WHITE,
 )
-from engine.rules.coords import action_from_point, parse_vertex, point_from_xy
-from engine.rules.game import GameState
-from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
-from engine.rules.rulesets import PRESETS, Rules, result_string, score_position, territory_counts
+from dosaku.engine.rules.coords import action_from_point, parse_vertex, point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
+from dosaku.engine.rules.rulesets import (
+    PRESETS,
+    Rules,
+    result_string,
+    score_position,
+    territory_counts,
+)
 from tests.boards import assert_board_matches, parse_diagram
 from tests.chains import chain_liberties, chain_size
 from tests.reference_rules import RefGame

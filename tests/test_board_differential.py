@@ -16,8 +16,8 @@ import random
 import numpy as np
 import pytest
 
-from engine.rules import board as B
-from engine.rules.constants import (
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import (
     BLACK,
     MOVE_KO,
     MOVE_OCCUPIED,
@@ -27,9 +27,9 @@ from engine.rules.constants import (
     PASS_POINT,
     WHITE,
 )
-from engine.rules.coords import point_from_xy
-from engine.rules.game import GameState
-from engine.rules.rulesets import Rules, score_position
+from dosaku.engine.rules.coords import point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import Rules, score_position
 from tests.boards import assert_board_matches, ko_of
 from tests.reference_rules import (
     EMPTY,

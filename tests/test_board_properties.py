@@ -4,11 +4,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import point_from_action, point_from_xy
-from engine.rules.game import GameState
-from engine.rules.rulesets import Rules
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import point_from_action, point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import Rules
 from tests.boards import assert_board_matches
 from tests.reference_rules import RefBoard
 

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.friendly_pass import pass_keeps_result
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.rulesets import PRESETS
-from engine.search.config import SearchConfig
-from engine.timecontrol import Clock, TimeSettings
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.friendly_pass import pass_keeps_result
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.timecontrol import Clock, TimeSettings
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from training.chunks import (
+from dosaku.training.chunks import (
     MANIFEST,
     TEACHER_KEYS,
     ChunkError,

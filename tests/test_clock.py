@@ -2,7 +2,7 @@
 
 import pytest
 
-from tournament.clock import ClockSpec, PlayerClock
+from dosaku.tournament.clock import ClockSpec, PlayerClock
 
 
 def test_parse_and_announce():

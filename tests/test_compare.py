@@ -11,10 +11,10 @@ import statistics
 
 import pytest
 
-from tournament import compare
-from tournament.compare_gtp import parse_analysis
-from tournament.compare_positions import sgf_positions
-from tournament.compare_stats import losses, mean_interval, summarize
+from dosaku.tournament import compare
+from dosaku.tournament.compare_gtp import parse_analysis
+from dosaku.tournament.compare_positions import sgf_positions
+from dosaku.tournament.compare_stats import losses, mean_interval, summarize
 
 Z95 = 1.959963984540054
 # the judge's winrate (side to move) and score lead after each move; the mover's are 1 - w, -s

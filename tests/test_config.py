@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.config import DEFAULT_SECONDS, EngineConfig
-from engine.search.config import FloatParam, IntParam, SearchConfig
+from dosaku.engine.config import DEFAULT_SECONDS, EngineConfig
+from dosaku.engine.search.config import FloatParam, IntParam, SearchConfig
 
 
 def test_time_per_move_defaults_to_a_second_only_without_other_limits():

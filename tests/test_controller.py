@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from tournament.controller import (
+from dosaku.tournament.controller import (
     EngineDied,
     EngineError,
     EngineTimeout,

@@ -9,6 +9,7 @@ wheel must carry it (its file list); and, marked slow, that wheel installed into
 environment must play on it from anywhere.
 """
 
+import ast
 import configparser
 import hashlib
 import io
@@ -25,16 +26,16 @@ import numpy as np
 import onnx
 import pytest
 
-from engine.evaluators.onnx_evaluator import OnnxModel
-from engine.evaluators.onnx_options import cpu_runs_int8_fast
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE, opponent
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import rules_by_name
-from launch import flags as launch_flags
-from networks.cache import onnx_for
-from tournament.controller import GtpController
-from weights import (
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.engine.evaluators.onnx_options import cpu_runs_int8_fast
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE, opponent
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import rules_by_name
+from dosaku.launch import flags as launch_flags
+from dosaku.networks.cache import onnx_for
+from dosaku.tournament.controller import GtpController
+from dosaku.weights import (
     DEFAULT_NAME,
     FORMER_NAMES,
     card_path,
@@ -157,8 +158,8 @@ def test_shipped_net_loads_and_matches_its_card(name):
 def test_shipped_int8_copy_matches_its_card_and_its_net(name):
     """The int8 copy shipped beside each net (so no engine calibrates it at first start): the
     hash and recipe its card states, its net's metadata, and close to its net's outputs."""
-    from engine.evaluators.raw_nn import raw_nn
-    from networks.quantize import RECIPE
+    from dosaku.engine.evaluators.raw_nn import raw_nn
+    from dosaku.networks.quantize import RECIPE
     card, copy = card_fields(name), int8_model_path(name)
     assert card["int8_sha256"] == file_sha256(copy), f"weights/{name}.md: stale int8_sha256"
     assert card["int8_recipe"] == RECIPE, f"make {copy} again with networks/quantize.py"
@@ -283,6 +284,39 @@ def build_wheel(tmp_path: Path) -> Path:
     return wheel
 
 
+# our packages and the composition root, which an install provides as dosaku.engine etc. only
+OUR_NAMES = ("engine", "launch", "training", "bench", "gtp", "networks", "tournament", "weights",
+             "kata_analysis", "run_engine")
+NAMES_AFTER_IMPORT = f"""
+import importlib, importlib.util, dosaku
+inside = [importlib.import_module("dosaku." + name) for name in {OUR_NAMES!r}
+          if name != "training"]  # (training needs torch, an extra: found, not imported)
+print([name for name in {OUR_NAMES!r} if importlib.util.find_spec(name)])
+print([m.__file__ for m in inside] + [importlib.util.find_spec("dosaku.training").origin])
+"""
+
+
+def names_after_importing_dosaku(python, cwd: Path) -> tuple[list[str], list[str]]:
+    """In a process of `python` started in `cwd` (another folder than the checkout) that has
+    imported dosaku and its packages: which of our bare names (`engine`, ...) are importable,
+    and the files dosaku.engine etc. come from."""
+    bare, files = run([python, "-c", NAMES_AFTER_IMPORT], cwd).splitlines()
+    return ast.literal_eval(bare), ast.literal_eval(files)
+
+
+def test_importing_dosaku_makes_no_other_name_importable(tmp_path, monkeypatch):
+    """The install (here the checkout's own, `pip install -e .`) adds the one name dosaku:
+    after importing it and every package in it, from another folder, `engine`, `gtp`, ... are
+    not importable (nothing of ours shadows a user's module of the same name, nor the other way
+    round), while dosaku.engine etc. are, from this checkout. The slow test below checks the
+    same in an installed wheel."""
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    bare, inside = names_after_importing_dosaku(sys.executable, tmp_path)
+    assert bare == [], f"importing dosaku made {bare} importable"
+    assert len(inside) == len(OUR_NAMES), inside
+    assert all(Path(f).resolve().is_relative_to(ROOT) for f in inside), inside
+
+
 def test_wheel_carries_the_packages_the_nets_and_the_command(tmp_path):
     """The wheel's file list and metadata: every module of every package setup.cfg installs,
     run_engine, the shipped nets byte for byte with their cards and int8 copies, all inside one
@@ -343,17 +377,11 @@ def test_installed_wheel_carries_the_net_and_plays_on_it(tmp_path, monkeypatch):
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                     elsewhere).strip())
     assert site.is_relative_to(venv)
-    generic = run([python, "-c", "import importlib.util as u\n"
-                   "print([m for m in ('engine', 'gtp', 'launch', 'weights', 'run_engine') "
-                   "if u.find_spec(m)])"], elsewhere)
-    assert generic.strip() == "[]", f"the install put {generic} at the top of site-packages"
-    modules = run([python, "-c", "import dosaku, run_engine, launch, weights, engine, gtp\n"
-                   "import networks, numba\n"
-                   "for m in (run_engine, launch, weights, engine, gtp, networks): "
-                   "print(m.__file__)\n"
-                   "print(numba.__file__)"], elsewhere).split()
-    assert all(Path(f).is_relative_to(site / "dosaku") for f in modules[:-1]), modules
-    assert Path(modules[-1]).is_relative_to(site), modules
+    bare, inside = names_after_importing_dosaku(python, elsewhere)
+    assert bare == [], f"importing dosaku made {bare} importable"
+    assert inside and all(Path(f).is_relative_to(site / "dosaku") for f in inside), inside
+    numba = run([python, "-c", "import numba; print(numba.__file__)"], elsewhere).strip()
+    assert Path(numba).is_relative_to(site), numba
     absent = run([python, "-c", "import importlib.util as u\n"
                   "print([m for m in ('torch', 'ray', 'sympy') if u.find_spec(m)])"], elsewhere)
     assert absent.strip() == "[]", f"the base install brought {absent}"

@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from gtp.commands import Commands
+from dosaku.gtp.commands import Commands
 
 ROOT = Path(__file__).resolve().parents[1]
 GTP_DOC = ROOT / "docs" / "gtp.md"

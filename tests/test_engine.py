@@ -5,19 +5,19 @@ import threading
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import RESIGN, Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import action_from_point, point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from engine.search import tree as T
-from engine.search.config import SearchConfig
-from engine.search.move_choice import choose_action
-from engine.search.results import RootStats
-from engine.timecontrol import TimeSettings
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import RESIGN, Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import action_from_point, point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.move_choice import choose_action
+from dosaku.engine.search.results import RootStats
+from dosaku.engine.timecontrol import TimeSettings
 from tests.boards import game_from_diagram, vertex
 
 FAST = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),

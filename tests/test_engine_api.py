@@ -6,14 +6,14 @@ import threading
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import action_from_point, parse_vertex
-from engine.rules.rulesets import PRESETS
-from engine.search.bans import MoveBan
-from engine.timecontrol import TimeSettings
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import action_from_point, parse_vertex
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search.bans import MoveBan
+from dosaku.engine.timecontrol import TimeSettings
 
 FAST = EngineConfig(playouts=64, seconds=0)
 

@@ -2,7 +2,12 @@
 
 import pytest
 
-from engine.timecontrol import expected_moves_left, move_budget, saved_time_carries_over, spend
+from dosaku.engine.timecontrol import (
+    expected_moves_left,
+    move_budget,
+    saved_time_carries_over,
+    spend,
+)
 
 
 def test_untimed_game_has_no_budget():

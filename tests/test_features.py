@@ -6,14 +6,14 @@ import threading
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import PositionBatch
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
-from engine.evaluators.positions import batch_row_from_game, position_batch
-from engine.rules import board as B
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex, point_from_action, xy_from_point
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS, rules_by_name
+from dosaku.engine.evaluators.evaluator import PositionBatch
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, _komi_wave, fill_features
+from dosaku.engine.evaluators.positions import batch_row_from_game, position_batch
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex, point_from_action, xy_from_point
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS, rules_by_name
 from tests.boards import board_from_diagram
 
 
@@ -272,7 +272,11 @@ def test_symmetry_moves_every_plane(size, width):
 
 
 def test_inverse_symmetry_round_trip():
-    from engine.evaluators.onnx_evaluator import apply_symmetry, undo_symmetry, undo_symmetry_policy
+    from dosaku.engine.evaluators.onnx_evaluator import (
+        apply_symmetry,
+        undo_symmetry,
+        undo_symmetry_policy,
+    )
     rng = np.random.default_rng(5)
     planes = rng.random((3, 9, 9))
     for sym in range(8):

@@ -1,10 +1,10 @@
 """GameState.set_position: a set-up position (SGF AB/AW/PL) replaces the game."""
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import rules_by_name
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import rules_by_name
 
 
 def pts(*vertices):

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from gtp import gogui
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.gtp import gogui
 from tests import gogui_formats as fmt
 from tests.gtp_answers import ok
 from tests.test_gtp_kgs_gogui import finished_game, rollout_engine, server

@@ -6,17 +6,17 @@ import threading
 
 import pytest
 
-from engine.engine import Engine
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex
-from engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
-from engine.search.bans import MoveBan
-from gtp import analysis
-from gtp.analysis import Request, format_kata, format_lz, parse_request
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.protocol import GtpError
-from gtp.server import GtpServer
+from dosaku.engine.engine import Engine
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.search.analysis_snapshot import AnalysisSnapshot, MoveInfo
+from dosaku.engine.search.bans import MoveBan
+from dosaku.gtp import analysis
+from dosaku.gtp.analysis import Request, format_kata, format_lz, parse_request
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.protocol import GtpError
+from dosaku.gtp.server import GtpServer
 
 
 def pt(v: str) -> int:

@@ -5,17 +5,17 @@ import re
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.free_handicap import free_handicap_points
-from engine.search.config import SearchConfig
-from engine.timecontrol import TimeSettings
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.free_handicap import free_handicap_points
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.timecontrol import TimeSettings
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 from tests.gtp_answers import fail, ok
 
 EXPECTED_COMMANDS = sorted("""

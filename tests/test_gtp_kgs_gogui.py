@@ -6,14 +6,14 @@ import re
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.rulesets import PRESETS
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation, UniformEvaluator
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 from tests.gogui_formats import dboard
 from tests.gtp_answers import fail, ok
 

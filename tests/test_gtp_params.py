@@ -5,16 +5,16 @@ import re
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.search.config import SearchConfig
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.params import PARAMS
-from gtp.server import GtpServer
-from launch.factory import engine_config
-from launch.flags import parse_flags
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.search.config import SearchConfig
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.params import PARAMS
+from dosaku.gtp.server import GtpServer
+from dosaku.launch.factory import engine_config
+from dosaku.launch.flags import parse_flags
 from tests.gtp_answers import fail, ok
 
 START = EngineConfig(search=SearchConfig(batch_size=8, max_nodes=20_000, max_edges=500_000),

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules.coords import format_vertex, point_from_action
-from engine.search.config import SearchConfig
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
-from tournament.controller import GtpController
-from weights import DEFAULT_NAME
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.rules.coords import format_vertex, point_from_action
+from dosaku.engine.search.config import SearchConfig
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
+from dosaku.tournament.controller import GtpController
+from dosaku.weights import DEFAULT_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH = SearchConfig(batch_size=8, max_nodes=200_000, max_edges=4_000_000)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.rules.constants import BLACK, WHITE
-from gtp.protocol import (
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.gtp.protocol import (
     GtpError,
     failure,
     format_float,

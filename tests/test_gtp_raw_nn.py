@@ -7,11 +7,11 @@ import time
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 from tests.gtp_answers import ok
 
 FAST = EngineConfig(playouts=64, seconds=0)
@@ -73,7 +73,7 @@ def test_listed_from_the_loader_hint_until_the_engine_exists():
 # ---- with the b6c96 network ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def srv(b6c96_model):
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
     evaluator = OnnxEvaluator(b6c96_model, seed=0)
     return GtpServer(Commands(EngineLoader.of(Engine(9, 9, 7.5, evaluator=evaluator,
                                                      config=FAST))))

@@ -3,12 +3,12 @@ and territory rules (rollout ownership, fixed seed; expectations counted by hand
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.rules.rulesets import PRESETS
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 from tests.gtp_answers import ok
 
 

@@ -21,7 +21,7 @@ ANSWER_TIMEOUT = 600  # seconds; only catches a hang (a first answer may wait fo
 
 
 def run_regress(files: list[Path], flags: str = QUICK) -> tuple[int, str]:
-    p = subprocess.run([sys.executable, "-m", "tournament.regress", "--engine",
+    p = subprocess.run([sys.executable, "-m", "dosaku.tournament.regress", "--engine",
                         f"{ENGINE} {flags}".strip(), "--quiet",
                         "--timeout", str(ANSWER_TIMEOUT), *map(str, files)],
                        cwd=ROOT, capture_output=True, text=True, timeout=3600)

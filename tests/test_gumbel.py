@@ -6,15 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.gumbel import (
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.gumbel import (
     completed_q,
     gumbel_search,
     halving_rounds,

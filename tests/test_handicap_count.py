@@ -2,10 +2,10 @@
 
 import pytest
 
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.handicap import fixed_handicap_points
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.handicap import fixed_handicap_points
 
 COLORS = {"b": BLACK, "w": WHITE}
 

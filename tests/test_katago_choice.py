@@ -4,14 +4,14 @@ getPlaySelectionValues, searchhelpers.cpp getSelfUtilityLCBAndRadius)."""
 
 import numpy as np
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import action_from_point
-from engine.rules.game import GameState
-from engine.search.config import SearchConfig
-from engine.search.move_choice import choose_action, katago_selection_values
-from engine.search.results import RootStats
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import action_from_point
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.move_choice import choose_action, katago_selection_values
+from dosaku.engine.search.results import RootStats
 from tests.evaluators import SkewedEvaluator
 
 CHOICE = EngineConfig(katago_choice=True)

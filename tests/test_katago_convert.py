@@ -14,9 +14,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
-from networks import katago_bin as kb
-from networks import katago_convert as kc
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
+from dosaku.networks import katago_bin as kb
+from dosaku.networks import katago_convert as kc
 from tests.katago_reference import forward as reference_forward
 
 B6_SHA = "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d"

@@ -3,13 +3,13 @@ reproduce `kata-raw-nn 0` on all 48 reference positions (tests/data/) within 2e-
 
 import numpy as np
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.positions import position_batch
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import rules_by_name
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import rules_by_name
 
 TOL = 2e-3
 

@@ -20,9 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import format_vertex, parse_vertex, point_from_action, point_from_sgfmill
-from launch.factory import engine_from_flags
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import (
+    format_vertex,
+    parse_vertex,
+    point_from_action,
+    point_from_sgfmill,
+)
+from dosaku.launch.factory import engine_from_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "katago_search_visits.json"
@@ -81,9 +86,9 @@ def record(katago: str, config: str, model: str, per_visits: int = 12) -> dict:
 
     from sgfmill import sgf
 
-    from tournament.controller import GtpController
+    from dosaku.tournament.controller import GtpController
     rng = random.Random(5)
-    from tournament.records import game_files
+    from dosaku.tournament.records import game_files
     games = game_files(GAMES, tempfile.mkdtemp())
     logs = tempfile.mkdtemp()
     positions = []

@@ -9,8 +9,8 @@ The positions are evaluated once, batched by board size: the net is ten times b6
 import numpy as np
 import pytest
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.raw_nn import RawNN, raw_nn_batch, raw_nn_inputs
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.raw_nn import RawNN, raw_nn_batch, raw_nn_inputs
 from tests.test_katago_reference import replay
 
 TOL = 2e-3
@@ -121,7 +121,7 @@ def test_the_conversion_flushes_the_nets_subnormal_weights(b10_file, b10_onnx):
     import onnx
     from onnx import numpy_helper
 
-    from networks import katago_bin as kb
+    from dosaku.networks import katago_bin as kb
 
     matmuls = [layer.w for layer in kb.layers(kb.load(b10_file)) if isinstance(layer, kb.MatMul)]
     assert sum(subnormals(w) for w in matmuls) > 100_000
@@ -134,7 +134,7 @@ def test_the_conversion_flushes_the_nets_subnormal_weights(b10_file, b10_onnx):
 @pytest.fixture(scope="module")
 def b10_full_onnx(b10_file, tmp_path_factory):
     """The transformer net converted as the engine plays it: a graph for full boards."""
-    from networks.katago_convert import convert
+    from dosaku.networks.katago_convert import convert
     return convert(b10_file, tmp_path_factory.mktemp("b10full") / "full.onnx", full_board=True)
 
 

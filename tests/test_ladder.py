@@ -3,9 +3,13 @@
 import numpy as np
 import pytest
 
-from engine.rules import board as B
-from engine.rules.constants import EMPTY
-from engine.rules.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import EMPTY
+from dosaku.engine.rules.ladder import (
+    ladder_captured,
+    ladder_captured_attacker_first,
+    new_ladder_scratch,
+)
 from tests.boards import board_from_diagram, katago_board_cases, points_xy
 
 CASES = katago_board_cases()["ladder"]

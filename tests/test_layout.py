@@ -41,6 +41,11 @@ packages it may import; the last tests keep that table and these rules in step.
 
 No module imports itself through others: the import graph of all these files, imports inside
 functions included, has no cycle.
+
+Every import of ours goes through the package `dosaku` (`from dosaku.engine.rules import
+board`) or is relative: no module, test or embedded script imports `engine`, `gtp`, ... as a
+top-level name, which an installed `dosaku` does not provide (tests/test_default_net.py checks
+the wheel). The rules above name modules without the prefix: `dosaku.engine` is `engine`.
 """
 
 import ast
@@ -105,9 +110,9 @@ def checked_files() -> dict[str, list[Path]]:
     return files
 
 
-def imported_names(path: Path) -> set[str]:
+def raw_imported_names(path: Path) -> set[str]:
     """Dotted names of the modules absolute imports anywhere in the file (function bodies
-    included) name: `import a.b` and `from a.b import c` give a.b."""
+    included) name, as written: `import a.b` and `from a.b import c` give a.b."""
     tree = ast.parse(path.read_text(), filename=str(path))
     names = set()
     for node in ast.walk(tree):
@@ -116,6 +121,21 @@ def imported_names(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
+
+
+def ours(name: str) -> str:
+    """A module's name without the package's prefix: dosaku.engine.rules -> engine.rules."""
+    return name.removeprefix("dosaku.")
+
+
+def imported_names(path: Path) -> set[str]:
+    """raw_imported_names, ours by their names in the repository (dosaku.gtp.server is
+    gtp.server; `from dosaku import weights` is weights)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module == "dosaku" and node.level == 0:
+            names.update(alias.name for alias in node.names)
+    return names | {ours(name) for name in raw_imported_names(path) if name != "dosaku"}
 
 
 def imported_top_names(path: Path) -> set[str]:
@@ -155,10 +175,52 @@ def test_package_imports_follow_the_layout(owner):
 
 def test_import_reader_sees_imports(tmp_path):
     sample = tmp_path / "m.py"
-    sample.write_text("import gtp.server\nfrom onnxruntime import InferenceSession\n"
-                      "from . import x\n\ndef f():\n    import torch.nn\n")
-    assert imported_top_names(sample) == {"gtp", "onnxruntime", "torch"}
-    assert imported_names(sample) == {"gtp.server", "onnxruntime", "torch.nn"}
+    sample.write_text("import dosaku.gtp.server\nfrom onnxruntime import InferenceSession\n"
+                      "from . import x\nfrom dosaku import weights\n\n"
+                      "def f():\n    import torch.nn\n    import " + "engine.rules\n")
+    # (split, so that test_every_import_of_ours_goes_through_the_package does not see it)
+    assert imported_top_names(sample) == {"gtp", "onnxruntime", "weights", "torch", "engine"}
+    assert imported_names(sample) == {"gtp.server", "onnxruntime", "weights", "torch.nn",
+                                      "engine.rules"}
+    assert raw_imported_names(sample) == {"dosaku.gtp.server", "onnxruntime", "dosaku",
+                                          "torch.nn", "engine.rules"}
+    assert top_level_imports_of_ours(sample) == ["engine.rules"]
+
+
+def top_level_imports_of_ours(path: Path) -> list[str]:
+    """The imports in the file of our packages by their bare names (`engine`, not
+    `dosaku.engine`), in the file's code and in the Python code of string constants it hands
+    to `python -c` (a string that parses as Python and imports something)."""
+    bare = OURS - {"tests"}
+    found = {name for name in raw_imported_names(path) if name.split(".")[0] in bare}
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                "import " in node.value:
+            try:
+                code = ast.parse(node.value)
+            except SyntaxError:
+                continue
+            for inner in ast.walk(code):
+                if isinstance(inner, ast.Import):
+                    found |= {a.name for a in inner.names if a.name.split(".")[0] in bare}
+                elif isinstance(inner, ast.ImportFrom) and inner.module and not inner.level \
+                        and inner.module.split(".")[0] in bare:
+                    found.add(inner.module)
+    return sorted(found)
+
+
+def test_every_import_of_ours_goes_through_the_package():
+    """No file of ours (packages, run_engine.py, the tests and their helpers) imports `engine`,
+    `gtp`, ... as top-level names: an installed dosaku provides only dosaku.engine etc."""
+    files = [path for group in checked_files().values() for path in group]
+    files += sorted((ROOT / "tests").rglob("*.py"))
+    offenders = {}
+    for path in files:
+        if "node_modules" not in path.parts:
+            found = top_level_imports_of_ours(path)
+            if found:
+                offenders[path.relative_to(ROOT).as_posix()] = found
+    assert offenders == {}
 
 
 def test_only_the_named_files_import_onnxruntime_and_its_quantization_tools():
@@ -219,12 +281,13 @@ def imported_modules(path: Path, known: set[str], root: Path = ROOT) -> set[str]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.update(ours(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = package[:len(package) - node.level + 1] if node.level else []
-            module = ".".join(base + ([node.module] if node.module else []))
-            found.update(f"{module}.{alias.name}" if f"{module}.{alias.name}" in known
-                         else module for alias in node.names)
+            module = ours(".".join(base + ([node.module] if node.module else [])))
+            for alias in node.names:  # `from dosaku import weights`: the package weights
+                full = f"{module}.{alias.name}" if module != "dosaku" else alias.name
+                found.add(full if full in known else module)
     return (found & known) - {name}
 
 

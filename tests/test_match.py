@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 from sgfmill import common, sgf
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex, xy_from_point
-from engine.rules.game import GameState
-from engine.rules.rulesets import result_string, rules_by_name
-from tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
-from tournament.match import main
-from tournament.match_game import (
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex, xy_from_point
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import result_string, rules_by_name
+from dosaku.tournament.elo import Z95, elo_from_score, estimate, format_elo, wilson_interval
+from dosaku.tournament.match import main
+from dosaku.tournament.match_game import (
     MatchConfig,
     MatchError,
     MoveTimer,
@@ -410,7 +410,7 @@ def test_worker_number_in_engine_commands(fake_engine, tmp_path):
 
 def test_rescore_replaces_fallback_scores(fake_engine, tmp_path):
     """Games the fallback scored are asked of a working referee again; the summary follows."""
-    from tournament.rescore import main as rescore
+    from dosaku.tournament.rescore import main as rescore
     run_pair(tmp_path, fake_engine("pass"), fake_engine("pass"), 2, "--referee",
              fake_engine("judge", "final=junk"))
     out = tmp_path / "out"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from dosaku.tournament import match_game
+from dosaku.tournament.match import main
 from tests.test_match import ScriptedTimer, load
-from tournament import match_game
-from tournament.match import main
 
 
 def play(tmp_path, fake_engine, seconds: tuple[float, float], *clock, refuse="", moves=10):

@@ -12,10 +12,10 @@ import numpy as np
 import onnx
 import pytest
 
-import weights
-from engine.evaluators.onnx_evaluator import OnnxModel
-from networks import cache, int8_transformer, quantize
-from networks.loading import load_network
+from dosaku import weights
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.networks import cache, int8_transformer, quantize
+from dosaku.networks.loading import load_network
 from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer
 
 
@@ -72,7 +72,8 @@ def test_a_katago_file_is_converted_once_and_then_read_from_the_cache(katago_fil
     first = cache.onnx_for(katago_file)
     assert first.parent == own_cache and len(stderr_lines(capfd)) == 1
     stamp = first.stat().st_mtime_ns
-    monkeypatch.setattr("networks.katago_convert.build_onnx", lambda *_: pytest.fail("rebuilt"))
+    monkeypatch.setattr("dosaku.networks.katago_convert.build_onnx",
+                        lambda *_: pytest.fail("rebuilt"))
     assert cache.onnx_for(katago_file) == first and first.stat().st_mtime_ns == stamp
     assert stderr_lines(capfd) == []
     assert cache.onnx_for(first) == first  # an .onnx file is used as it is
@@ -206,7 +207,7 @@ def test_attention_the_converter_did_not_name_plays_float32(tmp_path, monkeypatc
 
 
 def test_a_missing_package_means_float32(float_net, monkeypatch, capfd):
-    monkeypatch.setitem(sys.modules, "networks.quantize", None)  # import fails
+    monkeypatch.setitem(sys.modules, "dosaku.networks.quantize", None)  # import fails
     float32_with_one_line(float_net, capfd, "int8 unavailable")
 
 

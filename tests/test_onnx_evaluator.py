@@ -7,10 +7,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.rules.coords import action_from_xy
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from dosaku.engine.rules.coords import action_from_xy
+from dosaku.engine.rules.rulesets import PRESETS
 
 
 def random_batch(rng, n, size):
@@ -85,8 +85,8 @@ SUBNORMAL_PRODUCT = """
 import sys, threading
 import numpy as np, onnx, onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
 spatial = helper.make_tensor_value_info("spatial", TensorProto.FLOAT, ["N", NUM_SPATIAL, 9, 9])
 glob = helper.make_tensor_value_info("global", TensorProto.FLOAT, ["N", NUM_GLOBAL])
 out = helper.make_tensor_value_info("value", TensorProto.FLOAT, ["N", 1])
@@ -418,7 +418,7 @@ def test_katago_rawnn_7x10_all_symmetries(b6c96_model):
 
 
 def test_int8_dot_instructions_are_read_from_the_cpu_flags():
-    from engine.evaluators.onnx_options import cpu_has_int8_dot
+    from dosaku.engine.evaluators.onnx_options import cpu_has_int8_dot
     assert cpu_has_int8_dot("flags\t\t: fpu sse2 avx2 avx512f avx512_vnni avx512_bf16\n")
     assert cpu_has_int8_dot("flags\t\t: fpu avx2 avx_vnni\n")
     assert cpu_has_int8_dot("flags\t\t: fpu avx2 avx512f amx_tile amx_int8\n")

@@ -6,9 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.evaluator import PositionBatch
-from engine.evaluators.positions import batch_row_from_game
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.evaluator import PositionBatch
+from dosaku.engine.evaluators.positions import batch_row_from_game
 from tests.test_katago_reference import evaluate, replay
 
 

@@ -5,14 +5,14 @@ against a plain walk of the search tree that recomputes every evaluated node's o
 import numpy as np
 import pytest
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
 
 SIZE = 5

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import plain_kernels
-from launch.factory import engine_from_flags
+from dosaku.engine import plain_kernels
+from dosaku.launch.factory import engine_from_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ["--boardsize", "9", "--komi", "7", "--visits", "12", "--seed", "5"]
@@ -22,15 +22,15 @@ MOVES = 6
 PLAIN_GAME = """
 import json, subprocess, sys
 from pathlib import Path
-from engine import plain_kernels
+from dosaku.engine import plain_kernels
 assert plain_kernels.install()
 never_done = subprocess.Popen(["sleep", "600"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
 plain_kernels.run_plain_until(never_done)
-from engine.rules import board
-from engine.rules.constants import BLACK, WHITE
-from engine.search import selection
-from launch.factory import engine_from_flags
+from dosaku.engine.rules import board
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.search import selection
+from dosaku.launch.factory import engine_from_flags
 engine = engine_from_flags(json.loads(sys.argv[1]))
 moves = [engine.genmove((BLACK, WHITE)[i % 2]) for i in range(int(sys.argv[2]))]
 print(json.dumps({"moves": [int(m) for m in moves], "plain": plain_kernels.is_plain(),
@@ -42,7 +42,7 @@ never_done.kill()
 
 
 def seeded_game(engine) -> list[int]:
-    from engine.rules.constants import BLACK, WHITE
+    from dosaku.engine.rules.constants import BLACK, WHITE
     return [int(engine.genmove((BLACK, WHITE)[i % 2])) for i in range(MOVES)]
 
 

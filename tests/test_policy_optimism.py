@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.evaluators.positions import position_batch
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
 from tests.test_katago_reference import replay
 from tests.test_katago_transformer_reference import TOL, reference_policy
 
@@ -116,7 +116,7 @@ def test_the_network_evaluator_at_the_root_share_is_katagos_policy(b10_model,
                                                                    katago_b10_reference):
     """OnnxEvaluator mixes the batch's share into the transformer net's policy: at 0.2 it is
     KataGo's kata-raw-nn policy (KataGo's GTP mixes 0.2 there), the plain head is not."""
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
     evaluator = OnnxEvaluator(b10_model, symmetry=0)
     assert evaluator.capabilities.optimistic_policy
     pos = katago_b10_reference["pass9_n20_one_pass"]

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.engine import Engine
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex
-from kata_analysis.position_hash import position_hashes
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.kata_analysis.position_hash import position_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 STONES = "C3 E5 G7 C7 D4"  # no symmetry of its own
@@ -97,7 +97,7 @@ def test_the_side_to_move_and_the_ko_ban_count():
 def test_the_same_in_another_process():
     e = engine_after(alternate(STONES))
     args = (9, 9, e.stones(), e.to_move, e.ko_point)
-    code = ("from kata_analysis.position_hash import position_hashes;"
+    code = ("from dosaku.kata_analysis.position_hash import position_hashes;"
             f"print(*position_hashes{args!r})")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, env=dict(os.environ, PYTHONHASHSEED="123"))

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import precompile
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.evaluators.onnx_evaluator import OnnxEvaluator
-from engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine import precompile
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,9 +61,9 @@ def test_helper_fills_an_empty_cache_with_every_kernel_a_genmove_calls(tmp_path,
 
 def kernels_around_a_rollout_genmove():
     """The numba dispatchers the helper compiles for a rollout engine, by name."""
-    from engine.evaluators import rollout
-    from engine.rules import board
-    from engine.search import backup, limits, tree
+    from dosaku.engine.evaluators import rollout
+    from dosaku.engine.rules import board
+    from dosaku.engine.search import backup, limits, tree
     return {"rollout_batch": rollout.rollout_batch, "expand_and_backup": backup.expand_and_backup,
             "root_visit_gap": limits.root_visit_gap, "copy_subtree": tree.copy_subtree,
             "find_child": tree.find_child, "play_unchecked": board.play_unchecked,
@@ -73,10 +73,10 @@ def kernels_around_a_rollout_genmove():
 def test_in_process_compiles_the_very_kernels_a_genmove_calls():
     """What the helper compiles is what the engine then calls: a game of genmoves with reuse
     adds no new type specialisation to any of those kernels."""
-    from engine.config import EngineConfig
-    from engine.engine import Engine
-    from engine.rules.constants import BLACK, WHITE
-    from engine.search.config import SearchConfig
+    from dosaku.engine.config import EngineConfig
+    from dosaku.engine.engine import Engine
+    from dosaku.engine.rules.constants import BLACK, WHITE
+    from dosaku.engine.search.config import SearchConfig
     precompile.compile_evaluator("rollout")
     precompile.compile_game_and_tree()
     kernels = kernels_around_a_rollout_genmove()
@@ -91,7 +91,7 @@ def test_in_process_compiles_the_very_kernels_a_genmove_calls():
 
 
 def test_in_process_compiles_a_network_feature_set_it_knows():
-    from engine.evaluators.features import fill_batch
+    from dosaku.engine.evaluators.features import fill_batch
     precompile.compile_evaluator("katago-v7")
     assert fill_batch.signatures
     with pytest.raises(KeyError):
@@ -104,7 +104,7 @@ def test_precompile_flag_builds_the_engine_and_exits_without_serving(monkeypatch
     import io
     import logging
 
-    import run_engine
+    from dosaku import run_engine
     monkeypatch.setattr("sys.stdin", io.StringIO("name\n"))
     built = []
     real_build = run_engine.build_engine
@@ -125,7 +125,7 @@ def test_precompile_flag_fills_the_cache_a_later_start_needs_and_exits(tmp_path,
     with the shipped net needs: afterwards the cache is warm, and a game's genmoves find every
     kernel there, storing nothing new."""
     cache = tmp_path / "numba"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
     run = [sys.executable, str(ROOT / "run_engine.py"), "--precompile"]
     first = subprocess.run(run, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                            text=True, timeout=900)

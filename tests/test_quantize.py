@@ -11,10 +11,10 @@ import numpy as np
 import onnx
 import pytest
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.raw_nn import RawNN, raw_nn_batch
-from networks import int8_transformer
-from networks import quantize as q
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.raw_nn import RawNN, raw_nn_batch
+from dosaku.networks import int8_transformer
+from dosaku.networks import quantize as q
 from tests.test_katago_reference import raw_nn, replay
 
 
@@ -196,7 +196,7 @@ def test_int8_errors_are_a_fraction_of_the_symmetry_noise_on_every_board_size(
 @pytest.mark.parametrize("shipped", ["dosaku-b6c96.onnx", "dosaku-zero-9x9.onnx"])
 def test_the_transformer_mark_in_the_bytes_says_what_the_parsed_graph_says(b10_onnx, shipped):
     """int8_for decides "transformer: float32" from the file's bytes, not the parsed graph."""
-    from networks.int8_copy import names_transformer_products
+    from dosaku.networks.int8_copy import names_transformer_products
     for model in (b10_onnx, Path(__file__).resolve().parents[1] / "weights" / shipped):
         graph = q.load_graph(model)
         assert names_transformer_products(model) == int8_transformer.suits(graph)

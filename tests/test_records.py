@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex
-from tournament import match, records, soak
-from tournament.records import RecordError, decode_moves, encode_moves
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.tournament import match, records, soak
+from dosaku.tournament.records import RecordError, decode_moves, encode_moves
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "records"

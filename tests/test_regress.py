@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tournament.regress import (
+from dosaku.tournament.regress import (
     FAIL,
     PASS,
     XFAIL,

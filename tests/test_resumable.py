@@ -2,7 +2,7 @@
 
 import pytest
 
-from tournament.resumable import FAILED, INTERRUPTED, run_resumable
+from dosaku.tournament.resumable import FAILED, INTERRUPTED, run_resumable
 
 
 class Refused(Exception):

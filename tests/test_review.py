@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 from sgfmill import sgf
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import point_from_sgfmill
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from tournament import review
-from tournament.review import Cache, load_game, mistakes, review_positions
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import point_from_sgfmill
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.tournament import review
+from dosaku.tournament.review import Cache, load_game, mistakes, review_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 # game 1 of records/b6c96-100visits-vs-gnugo10-9x9.jsonl.gz: Dosaku against GNU Go on 9x9

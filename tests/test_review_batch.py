@@ -104,7 +104,7 @@ def test_ray_cluster_workers_review_a_folder(games, tmp_path):
     that the test owns its processes and ends them alone, not every Ray on the machine)."""
     ray = shutil.which("ray", path=os.path.dirname(sys.executable))
     assert ray, "the test extra installs ray"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_USAGE_STATS_ENABLED="0")
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")  # workers import the installed dosaku
     port = free_port()
     short = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
     head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}",

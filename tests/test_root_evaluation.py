@@ -6,16 +6,16 @@ touching the search's random numbers."""
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities
-from engine.evaluators.onnx_evaluator import OnnxEvaluator
-from engine.evaluators.raw_nn import raw_nn
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.search.analysis_snapshot import root_raw_values
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
+from dosaku.engine.evaluators.evaluator import Capabilities
+from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
+from dosaku.engine.evaluators.raw_nn import raw_nn
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search.analysis_snapshot import root_raw_values
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
 from tests.evaluators import SkewedEvaluator
 
 SMALL = SearchConfig(batch_size=4, max_nodes=20_000, max_edges=500_000)

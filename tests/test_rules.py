@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from engine.rules.rulesets import PRESETS, rules_by_name, rules_from_kata_json
+from dosaku.engine.rules.rulesets import PRESETS, rules_by_name, rules_from_kata_json
 
 
 @pytest.mark.parametrize("name, friendly", [("chinese", True), ("aga", True),

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from weights import DEFAULT_NAME
+from dosaku.weights import DEFAULT_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = [sys.executable, str(ROOT / "run_engine.py")]
@@ -70,12 +70,13 @@ def test_the_gtp_loop_starts_without_numeric_libraries():
     """What run_engine imports before it serves GTP (the start-up users wait for): none of
     numpy, numba, onnxruntime, nor the engine itself; the loader thread brings those. Nor the
     review command's modules and Ray, which only `dosaku review` loads."""
-    heavy = ("numpy", "numba", "onnxruntime", "onnx", "engine.engine", "engine.search.driver",
-             "tournament.review_batch", "training.review_ray", "ray")
-    code = ("import sys, run_engine\n"
-            "from gtp.commands import Commands\n"
-            "from gtp.loader import EngineLoader\n"
-            "from gtp.server import GtpServer\n"
+    heavy = ("numpy", "numba", "onnxruntime", "onnx", "dosaku.engine.engine",
+             "dosaku.engine.search.driver", "dosaku.tournament.review_batch",
+             "dosaku.training.review_ray", "ray")
+    code = ("import sys\nfrom dosaku import run_engine\n"
+            "from dosaku.gtp.commands import Commands\n"
+            "from dosaku.gtp.loader import EngineLoader\n"
+            "from dosaku.gtp.server import GtpServer\n"
             f"print([m for m in {heavy!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=HANG, check=True).stdout

@@ -3,16 +3,16 @@
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.evaluators.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex
-from launch import factory
-from launch import flags as launch_flags
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.evaluators.onnx_options import PROVIDERS, cpu_runs_int8_fast, is_onnx_file
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.launch import factory
+from dosaku.launch import flags as launch_flags
+from dosaku.weights import model_path
 from tests.boards import game_from_diagram
-from weights import model_path
 
 
 def test_defaults_without_a_network_use_rollouts_for_a_second(monkeypatch, tmp_path):
@@ -109,9 +109,9 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
     """kata-raw-nn stays comparable with KataGo's outputs while the int8 net plays."""
     import onnx
 
-    from engine.engine import Engine
-    from engine.evaluators.onnx_evaluator import OnnxModel
-    from engine.evaluators.raw_nn import raw_nn
+    from dosaku.engine.engine import Engine
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+    from dosaku.engine.evaluators.raw_nn import raw_nn
     shipped = model_path("dosaku-b6c96")  # a net that ships its int8 copy
     ev = factory.build_evaluator(launch_flags.parse_flags(["--int8", "--boardsize", "9",
                                                            "--model", "dosaku-b6c96"]))
@@ -129,8 +129,8 @@ def test_int8_plays_the_quantized_net_and_raw_nn_reports_the_float_one():
 
 
 def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
-    from engine.engine import Engine
-    from engine.evaluators.rollout import MixedEvaluator
+    from dosaku.engine.engine import Engine
+    from dosaku.engine.evaluators.rollout import MixedEvaluator
     from tests.test_search_rollout import SETTLED, _batch
     args = launch_flags.parse_flags(["--model", str(b6c96_file), "--rollout-mix", "0.25",
                                    "--threads", "1", "--no-int8"])  # no int8 copy to calibrate
@@ -151,7 +151,7 @@ def test_rollout_mix_reaches_the_leaf_values(b6c96_file):
 
 
 def test_threads_are_evaluations_in_flight_of_one_thread_each(b6c96_file):
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
     ev = factory.build_evaluator(launch_flags.parse_flags(["--model", str(b6c96_file),
                                                             "--threads", "3", "--no-int8"]))
     assert isinstance(ev, OnnxEvaluator) and ev.capabilities.parallel_calls == 3

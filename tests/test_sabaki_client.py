@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 SABAKI = ROOT / "tests" / "sabaki"
@@ -134,9 +134,9 @@ def test_sabaki_session_with_random_playouts():
 
 
 def test_sabaki_session_with_the_katago_net(b6c96_file):
-    from launch.flags import parse_flags
-    from networks.cache import onnx_for
-    from networks.int8_copy import int8_for
+    from dosaku.launch.flags import parse_flags
+    from dosaku.networks.cache import onnx_for
+    from dosaku.networks.int8_copy import int8_for
     # On a CPU with AVX2 the engine quantizes the net the first time it starts (about a minute,
     # cached afterwards): done here first, so the session's deadline times the protocol only.
     if parse_flags(["--model", str(b6c96_file)]).int8 is not False:  # None: a convolution net's

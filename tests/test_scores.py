@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from engine.search.config import FloatParam, SearchConfig
-from engine.search.scores import expected_atan, expected_atan_table, score_utility
+from dosaku.engine.search.config import FloatParam, SearchConfig
+from dosaku.engine.search.scores import expected_atan, expected_atan_table, score_utility
 
 
 def quadrature(mu: float, sigma: float) -> float:

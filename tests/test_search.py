@@ -4,20 +4,25 @@
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch, UniformEvaluator
-from engine.evaluators.rollout import RolloutEvaluator
-from engine.rules import board as B
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import action_from_point, point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from engine.search import driver as search_module
-from engine.search import tree as T
-from engine.search.bans import root_only
-from engine.search.buffers import KIND_EVAL, KIND_EVAL_END
-from engine.search.config import SearchConfig
-from engine.search.driver import Search, root_moves
-from engine.search.limits import SearchLimits, should_stop
+from dosaku.engine.evaluators.evaluator import (
+    Capabilities,
+    Evaluation,
+    PositionBatch,
+    UniformEvaluator,
+)
+from dosaku.engine.evaluators.rollout import RolloutEvaluator
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import action_from_point, point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search import driver as search_module
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.bans import root_only
+from dosaku.engine.search.buffers import KIND_EVAL, KIND_EVAL_END
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search, root_moves
+from dosaku.engine.search.limits import SearchLimits, should_stop
 from tests.boards import game_from_diagram, vertex
 from tests.evaluators import SkewedEvaluator
 
@@ -345,7 +350,7 @@ class _PathCheckingEvaluator:
     def evaluate(self, batch):
         from copy import deepcopy
 
-        from engine.evaluators.positions import batch_row_from_game
+        from dosaku.engine.evaluators.positions import batch_row_from_game
         s = self.search
         ref = PositionBatch(1, batch.width, batch.height, batch.komi, batch.rules)
         buf = s._buf

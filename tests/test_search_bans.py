@@ -7,23 +7,23 @@ import threading
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import action_from_point, parse_vertex
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.bans import MoveBan, allowed_at_root, ban_table, root_only
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from gtp.analysis import analyze_stream, parse_request, resolve_color
-from kata_analysis.query import parse_line
-from kata_analysis.settings import AnalysisSettings
-from kata_analysis.tasks import Task
-from kata_analysis.workers import Worker
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import action_from_point, parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.bans import MoveBan, allowed_at_root, ban_table, root_only
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.gtp.analysis import analyze_stream, parse_request, resolve_color
+from dosaku.kata_analysis.query import parse_line
+from dosaku.kata_analysis.settings import AnalysisSettings
+from dosaku.kata_analysis.tasks import Task
+from dosaku.kata_analysis.workers import Worker
 
 N = 5
 A = N * N + 1

@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules.constants import MOVE_OK
-from engine.rules.coords import parse_vertex, point_from_action
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.bans import MoveBan, ban_table
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits, root_visit_gap
+from dosaku.engine.rules.constants import MOVE_OK
+from dosaku.engine.rules.coords import parse_vertex, point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.bans import MoveBan, ban_table
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits, root_visit_gap
 from tests.evaluators import SkewedEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,14 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
 
 CFG = SearchConfig(batch_size=8, max_nodes=50_000, max_edges=1_000_000)
 

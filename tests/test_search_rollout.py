@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
-from engine.evaluators.rollout import MixedEvaluator, RolloutEvaluator
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch
+from dosaku.engine.evaluators.rollout import MixedEvaluator, RolloutEvaluator
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.rulesets import PRESETS
 from tests.boards import game_from_diagram
 
 SETTLED = """

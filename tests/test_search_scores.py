@@ -3,16 +3,16 @@
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK
-from engine.rules.coords import point_from_xy
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from gtp.analysis import Request, format_kata
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.rules.coords import point_from_xy
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.gtp.analysis import Request, format_kata
 from tests.boards import game_from_diagram
 
 EMPTY5 = ". . . . .\n" * 5

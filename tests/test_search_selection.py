@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from engine.rules.constants import BLACK
-from engine.search import tree as T
-from engine.search.config import FloatParam, SearchConfig
-from engine.search.scores import expected_atan_table, score_utility
-from engine.search.selection import _select_child
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import FloatParam, SearchConfig
+from dosaku.engine.search.scores import expected_atan_table, score_utility
+from dosaku.engine.search.selection import _select_child
 
 ACTIONS = 10  # a 3x3 board and pass
 

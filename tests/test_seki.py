@@ -2,13 +2,13 @@
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.rules.coords import format_vertex, point_from_xy
-from engine.rules.seki import seki_chains
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.server import GtpServer
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.rules.coords import format_vertex, point_from_xy
+from dosaku.engine.rules.seki import seki_chains
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.server import GtpServer
 from tests.boards import board_from_diagram
 from tests.gtp_answers import ok
 

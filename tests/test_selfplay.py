@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 from reference_rules import RefGame
 
-from engine.evaluators.positions import position_batch
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import point_from_action, xy_from_point
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from training.chunks import load_chunks, read_manifest
-from training.selfplay import games_in, generate, main
-from training.selfplay_game import GameSpec, Players, SelfPlaySettings, play_game
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import point_from_action, xy_from_point
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.training.chunks import load_chunks, read_manifest
+from dosaku.training.selfplay import games_in, generate, main
+from dosaku.training.selfplay_game import GameSpec, Players, SelfPlaySettings, play_game
 
 ROOT = Path(__file__).resolve().parents[1]
 NET = ROOT.parent / "shared" / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -166,8 +166,8 @@ def test_two_ray_workers_play_exactly_the_games_asked_for(tmp_path):
 @needs_net
 @pytest.mark.parametrize("visits", [1, 4])
 def test_teacher_rows_carry_the_teachers_outputs_for_each_position(visits):
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from training.selfplay import onnx_path
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from dosaku.training.selfplay import onnx_path
     onnx = onnx_path(NET)
     settings = SelfPlaySettings(visits=visits, full_search_prob=1.0, resign_threshold=0)
     result = play_game(Players(teacher=onnx), GameSpec(0, 7, seed=5), settings)
@@ -196,10 +196,10 @@ def test_branch_rows_are_teacher_labelled_positions_one_top_move_off_the_game_li
     """With branch_share 1 every recorded position gives a branch row: the position after one
     of the player's other top moves (found here by trying every board move on a replayed
     game), with the teacher's outputs there as every target."""
-    from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
-    from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-    from training.chunks import pack_spatial
-    from training.selfplay import onnx_path
+    from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
+    from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+    from dosaku.training.chunks import pack_spatial
+    from dosaku.training.selfplay import onnx_path
     onnx = onnx_path(NET)
     top = 3
     settings = SelfPlaySettings(visits=1, full_search_prob=1.0, resign_threshold=0,
@@ -266,7 +266,7 @@ def test_cli_writes_branch_rows_to_their_own_folder(tmp_path):
 def test_no_pass_before_pass_from_while_another_move_is_legal(tmp_path, gumbel):
     """A random net ends its games by passing early; pass_from keeps pass out of the search
     (and out of the policy targets) until that share of the board has been played."""
-    from training.export import export_random
+    from dosaku.training.export import export_random
     net = str(export_random("b2c32", tmp_path / "random.onnx", seed=2, check_sizes=(7,)))
     base = dict(visits=8, fast_visits=4, full_search_prob=0.5, resign_threshold=0,
                 gumbel=gumbel, gumbel_k=4, gumbel_simulations=8)

@@ -4,17 +4,17 @@ and a value out of range is refused the same clear way by a flag and by kata-set
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.search.config import SearchConfig
-from gtp.commands import Commands
-from gtp.loader import EngineLoader
-from gtp.params import KATAGO_NAMES, PARAMS
-from gtp.server import GtpServer
-from launch.factory import engine_config
-from launch.flags import flag_parser, parse_flags
-from launch.settings import SETTINGS
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.search.config import SearchConfig
+from dosaku.gtp.commands import Commands
+from dosaku.gtp.loader import EngineLoader
+from dosaku.gtp.params import KATAGO_NAMES, PARAMS
+from dosaku.gtp.server import GtpServer
+from dosaku.launch.factory import engine_config
+from dosaku.launch.flags import flag_parser, parse_flags
+from dosaku.launch.settings import SETTINGS
 from tests.gtp_answers import fail, ok
 
 LIVE = [s for s in SETTINGS if s.live]

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.sibling_values import POLICY, evaluator_for, rank_scores, sibling_values
+from dosaku.training.sibling_values import POLICY, evaluator_for, rank_scores, sibling_values
 
 NET = Path(__file__).resolve().parents[2] / "shared" / "models" / \
     "g170-b6c96-s175395328-d26788732.bin.gz"
@@ -32,7 +32,7 @@ def test_rank_scores_of_hand_worked_children():
 
 @needs_net
 def test_the_teacher_ranks_its_own_children_perfectly_and_a_random_net_does_not(tmp_path):
-    from training.export import export_random
+    from dosaku.training.export import export_random
     teacher = evaluator_for(str(NET))
     random_net = str(export_random("b2c32", tmp_path / "random.onnx", seed=3, check_sizes=(7,)))
     report = sibling_values(teacher, {"random": evaluator_for(random_net), "self": teacher},

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from tournament.soak import main, rss_mb, summary
+from dosaku.tournament.soak import main, rss_mb, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE, opponent
-from engine.rules.coords import format_vertex, parse_vertex, point_from_action
-from launch.factory import engine_from_flags
-from weights import model_path
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE, opponent
+from dosaku.engine.rules.coords import format_vertex, parse_vertex, point_from_action
+from dosaku.launch.factory import engine_from_flags
+from dosaku.weights import model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tests" / "data" / "strength_replay.json"
@@ -92,7 +92,7 @@ def test_recorded_positions_get_their_recorded_moves(recorded):
 def record(gnugo: str, every: int = 3, plies: int = 48) -> dict:
     """Play the default net (Black) against GNU Go level 10 and keep every `every`-th position
     where the engine is to move, answered as the test answers it."""
-    from tournament.controller import GtpController
+    from dosaku.tournament.controller import GtpController
     engine = engine_from_flags(FLAGS + ["--model", NET])
     moves: list[list[str]] = []
     wanted = []

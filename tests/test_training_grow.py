@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 import torch
 
+from dosaku.training.checkpoint import load_checkpoint
+from dosaku.training.chunks import write_chunk
+from dosaku.training.grow import deepen, main
+from dosaku.training.model import GPoolBlock, ResBlock
+from dosaku.training.train import TrainConfig, train
 from tests.test_katago_convert import random_inputs
 from tests.test_training_model import perturbed, run
 from tests.training_rows import random_game_rows
-from training.checkpoint import load_checkpoint
-from training.chunks import write_chunk
-from training.grow import deepen, main
-from training.model import GPoolBlock, ResBlock
-from training.train import TrainConfig, train
 
 
 def test_a_deepened_net_computes_the_same_outputs():

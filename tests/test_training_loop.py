@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from engine.evaluators.onnx_evaluator import OnnxModel
-from training.agreement import agreement
-from training.chunks import load_chunks
-from training.export import export_random
-from training.gate import GateConfig, gate
-from training.loop import Loop, LoopConfig
-from training.selfplay import SelfPlaySettings, generate
-from training.strength import main as strength_main
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.training.agreement import agreement
+from dosaku.training.chunks import load_chunks
+from dosaku.training.export import export_random
+from dosaku.training.gate import GateConfig, gate
+from dosaku.training.loop import Loop, LoopConfig
+from dosaku.training.selfplay import SelfPlaySettings, generate
+from dosaku.training.strength import main as strength_main
 
 TINY_SELFPLAY = SelfPlaySettings(visits=4, fast_visits=2, full_search_prob=0.5,
                                  resign_threshold=0.0)
@@ -133,7 +133,7 @@ def test_gate_engines_play_float32_at_fixed_visits(tmp_path):
     would be quantized and calibrated for each one, and the result would depend on the CPU."""
     import shlex
 
-    from launch.flags import parse_flags
-    from training.gate import engine_command
+    from dosaku.launch.flags import parse_flags
+    from dosaku.training.gate import engine_command
     args = parse_flags(shlex.split(engine_command(tmp_path / "gen-001.onnx", TINY_GATE))[2:])
     assert (args.int8, args.visits, args.threads, args.boardsize) == (False, 2, 1, 5)

@@ -7,12 +7,18 @@ import numpy as np
 import pytest
 import torch
 
-from engine.evaluators.onnx_evaluator import OnnxModel
-from networks import katago_convert as kc
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.networks import katago_convert as kc
+from dosaku.training.export import (
+    ExportMismatch,
+    check_export,
+    export_net,
+    export_random,
+    to_katago,
+)
+from dosaku.training.model import GPoolBlock, ResBlock, build_net, net_config
 from tests.katago_reference import forward as reference_forward
 from tests.test_katago_convert import random_inputs
-from training.export import ExportMismatch, check_export, export_net, export_random, to_katago
-from training.model import GPoolBlock, ResBlock, build_net, net_config
 
 OUTPUTS = ("policy", "value", "score", "ownership")
 

@@ -4,14 +4,14 @@ batches hold one board size, teacher targets are kept per row, bad chunks are sk
 import numpy as np
 import pytest
 
-from engine.evaluators.features import FEATURE_SET
-from engine.rules.constants import MOVE_OK
-from engine.rules.coords import point_from_xy
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.evaluators.features import FEATURE_SET
+from dosaku.engine.rules.constants import MOVE_OK
+from dosaku.engine.rules.coords import point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.training.chunks import Rows, pack_spatial, write_chunk
+from dosaku.training.replay import Pool, ReplayWindow, rows_batch
 from tests.training_rows import features, random_game_rows
-from training.chunks import Rows, pack_spatial, write_chunk
-from training.replay import Pool, ReplayWindow, rows_batch
 
 
 def random_position(width, height, seed, plies=14):

@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 import torch
 
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
-from engine.rules.coords import parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.training.checkpoint import checkpoints, load_checkpoint
+from dosaku.training.chunks import write_chunk
+from dosaku.training.losses import LossWeights, loss_terms
+from dosaku.training.model import SCORE_OUTPUTS, SCORE_SCALE, build_net
+from dosaku.training.replay import ReplayWindow, rows_batch
+from dosaku.training.train import TrainConfig, Trainer, TrainError, parse_args, train
 from tests.training_rows import random_game_rows
-from training.checkpoint import checkpoints, load_checkpoint
-from training.chunks import write_chunk
-from training.losses import LossWeights, loss_terms
-from training.model import SCORE_OUTPUTS, SCORE_SCALE, build_net
-from training.replay import ReplayWindow, rows_batch
-from training.train import TrainConfig, Trainer, TrainError, parse_args, train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,12 +160,12 @@ def gtp(proc, command):
 def test_command_line_train_export_and_play_a_legal_game(data, tmp_path):
     run, net = tmp_path / "run", tmp_path / "net.onnx"
     env_python = [sys.executable, "-m"]
-    subprocess.run(env_python + ["training.train", "--data", str(data), "--net", "b2c32",
+    subprocess.run(env_python + ["dosaku.training.train", "--data", str(data), "--net", "b2c32",
                                  "--out", str(run), "--steps", "6", "--batch", "16",
                                  "--checkpoint-every", "4", "--threads", "1", "--no-progress"],
                    cwd=ROOT, check=True, capture_output=True, timeout=600)
     assert [p.name for p in checkpoints(run)] == ["step-000000004.pt", "step-000000006.pt"]
-    done = subprocess.run(env_python + ["training.export", str(run), str(net)], cwd=ROOT,
+    done = subprocess.run(env_python + ["dosaku.training.export", str(run), str(net)], cwd=ROOT,
                           check=True, capture_output=True, text=True, timeout=600)
     assert "6 training steps" in done.stdout
     proc = subprocess.Popen([sys.executable, str(ROOT / "run_engine.py"), "--model", str(net),

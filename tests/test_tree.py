@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import UniformEvaluator
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.config import FloatParam, SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from engine.search.scores import expected_atan_table, score_utility
+from dosaku.engine.evaluators.evaluator import UniformEvaluator
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import FloatParam, SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.engine.search.scores import expected_atan_table, score_utility
 from tests.evaluators import SkewedEvaluator
 
 

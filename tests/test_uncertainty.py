@@ -11,22 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-from engine.rules import board as B
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import parse_vertex, point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from engine.search import tree as T
-from engine.search.config import FloatParam, SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from engine.search.scores import expected_atan_table, score_utility
-from engine.search.selection import exploration_scale
-from engine.search.uncertainty import weight_of_errors
-from launch.factory import engine_config
-from launch.flags import parse_flags
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import parse_vertex, point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import FloatParam, SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.engine.search.scores import expected_atan_table, score_utility
+from dosaku.engine.search.selection import exploration_scale
+from dosaku.engine.search.uncertainty import weight_of_errors
+from dosaku.launch.factory import engine_config
+from dosaku.launch.flags import parse_flags
 
 COEFF, MAX_WEIGHT = 0.25, 8.0  # KataGo's GTP uncertaintyCoeff, uncertaintyMaxWeight
 

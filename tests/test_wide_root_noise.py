@@ -5,24 +5,24 @@ searches when large, and the analysis query's override reaching the search."""
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.rules import board as B
-from engine.rules.constants import BLACK
-from engine.rules.coords import format_vertex
-from engine.rules.game import GameState
-from engine.search import tree as T
-from engine.search.config import SearchConfig
-from engine.search.driver import Search
-from engine.search.limits import SearchLimits
-from engine.search.scores import expected_atan_table
-from engine.search.selection import _select_child
-from kata_analysis.position import at_turn
-from kata_analysis.query import parse_line
-from kata_analysis.settings import AnalysisSettings
-from kata_analysis.tasks import Task
-from kata_analysis.workers import Worker
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.rules.coords import format_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import Search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.engine.search.scores import expected_atan_table
+from dosaku.engine.search.selection import _select_child
+from dosaku.kata_analysis.position import at_turn
+from dosaku.kata_analysis.query import parse_line
+from dosaku.kata_analysis.settings import AnalysisSettings
+from dosaku.kata_analysis.tasks import Task
+from dosaku.kata_analysis.workers import Worker
 from tests.evaluators import SkewedEvaluator
 
 SMALL = SearchConfig(batch_size=4, max_nodes=5000, max_edges=200_000)

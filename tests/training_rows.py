@@ -9,14 +9,14 @@ ownership.
 
 import numpy as np
 
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.positions import position_batch
-from engine.rules.area import calculate_area
-from engine.rules.constants import BLACK, MOVE_OK, PASS_POINT
-from engine.rules.coords import action_from_point, point_from_xy
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from training.chunks import Rows, pack_spatial
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.area import calculate_area
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, PASS_POINT
+from dosaku.engine.rules.coords import action_from_point, point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.training.chunks import Rows, pack_spatial
 
 
 def features(game: GameState, symmetry: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tqdm import tqdm
 
-from tournament.compare_gtp import (
+from dosaku.tournament.compare_gtp import (
     AnswerError,
     JudgeUnfit,
     Value,
@@ -35,11 +35,11 @@ from tournament.compare_gtp import (
     set_up,
     value_after,
 )
-from tournament.compare_positions import Position, collect
-from tournament.compare_stats import judged_losses, summarize, table
-from tournament.controller import EngineError
-from tournament.match_game import ADMIN_TIMEOUT, STARTUP_TIMEOUT, EngineSlots, MatchError
-from tournament.resumable import run_resumable
+from dosaku.tournament.compare_positions import Position, collect
+from dosaku.tournament.compare_stats import judged_losses, summarize, table
+from dosaku.tournament.controller import EngineError
+from dosaku.tournament.match_game import ADMIN_TIMEOUT, STARTUP_TIMEOUT, EngineSlots, MatchError
+from dosaku.tournament.resumable import run_resumable
 
 LABELS = ["A", "B", "judge"]
 FIELDS = ["id", "to_move", "a", "b", "same", "value_a", "value_b", "loss_a", "loss_b",

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tournament.compare_positions import Position
-from tournament.controller import GtpController, GtpFailure
-from tournament.match_game import parse_final_score, why_illegal
+from dosaku.tournament.compare_positions import Position
+from dosaku.tournament.controller import GtpController, GtpFailure
+from dosaku.tournament.match_game import parse_final_score, why_illegal
 
 JUDGE_COMMANDS = ("kata-search_analyze", "kata-genmove_analyze", "lz-genmove_analyze")
 INTERVAL_CS = 1000  # centiseconds between `info` lines: only the last one is read

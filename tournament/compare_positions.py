@@ -16,12 +16,12 @@ import os
 import random
 from dataclasses import asdict, dataclass
 
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import format_vertex, parse_vertex
-from engine.rules.game import GameState
-from engine.rules.rulesets import rules_by_name
-from tournament.match_game import color_letter, why_illegal
-from tournament.review import ReviewError, load_game
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import format_vertex, parse_vertex
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import rules_by_name
+from dosaku.tournament.match_game import color_letter, why_illegal
+from dosaku.tournament.review import ReviewError, load_game
 
 
 class PositionError(Exception):

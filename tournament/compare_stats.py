@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tournament.elo import Z95
+from dosaku.tournament.elo import Z95
 
 
 @dataclass

@@ -20,7 +20,7 @@ from dataclasses import asdict, replace
 
 from tqdm import tqdm
 
-from tournament.match_game import (
+from dosaku.tournament.match_game import (
     EngineSlots,
     GameRunner,
     MatchConfig,
@@ -31,8 +31,8 @@ from tournament.match_game import (
     random_opening,
     read_opening_file,
 )
-from tournament.match_report import plot_elo, report, tally, write_json, write_sgf
-from tournament.resumable import run_resumable
+from dosaku.tournament.match_report import plot_elo, report, tally, write_json, write_sgf
+from dosaku.tournament.resumable import run_resumable
 
 RESULT_FILE = "match.json"
 CONFIG_KEYS = ("engines", "size", "komi", "rules", "openings", "opening_file", "move_time",

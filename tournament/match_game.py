@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from engine.rules.constants import (
+from dosaku.engine.rules.constants import (
     BLACK,
     MOVE_KO,
     MOVE_OCCUPIED,
@@ -35,11 +35,11 @@ from engine.rules.constants import (
     WHITE,
     opponent,
 )
-from engine.rules.coords import format_vertex, parse_vertex, point_from_xy
-from engine.rules.game import GameState
-from engine.rules.rulesets import result_string, rules_by_name
-from tournament.clock import COMMANDS, ClockSpec, PlayerClock
-from tournament.controller import (
+from dosaku.engine.rules.coords import format_vertex, parse_vertex, point_from_xy
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import result_string, rules_by_name
+from dosaku.tournament.clock import COMMANDS, ClockSpec, PlayerClock
+from dosaku.tournament.controller import (
     EngineError,
     EngineStartError,
     EngineTimeout,

@@ -10,9 +10,9 @@ import time
 
 from sgfmill import common, sgf
 
-from engine.rules.coords import format_vertex
-from tournament.elo import estimate, format_elo
-from tournament.match_game import GameResult, MatchConfig, Move, color_letter
+from dosaku.engine.rules.coords import format_vertex
+from dosaku.tournament.elo import estimate, format_elo
+from dosaku.tournament.match_game import GameResult, MatchConfig, Move, color_letter
 
 
 def sgf_bytes(cfg: MatchConfig, rec: GameResult, moves: list[Move],

@@ -35,11 +35,11 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from engine.rules.constants import BLACK, PASS_POINT, WHITE
-from engine.rules.coords import SGF_LETTERS, point_from_sgfmill, point_from_xy, sgf_text
-from tournament.match import CONFIG_KEYS, RESULT_FILE, config_dict, sgf_name
-from tournament.match_game import GameResult, MatchConfig, Move
-from tournament.match_report import sgf_bytes, write_json, write_sgf
+from dosaku.engine.rules.constants import BLACK, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import SGF_LETTERS, point_from_sgfmill, point_from_xy, sgf_text
+from dosaku.tournament.match import CONFIG_KEYS, RESULT_FILE, config_dict, sgf_name
+from dosaku.tournament.match_game import GameResult, MatchConfig, Move
+from dosaku.tournament.match_report import sgf_bytes, write_json, write_sgf
 
 PASS = ".."
 SOAK_FILE = "soak.json"

@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from tournament.controller import EngineError, GtpController
+from dosaku.tournament.controller import EngineError, GtpController
 
 PASS, FAIL, XFAIL, XPASS = "PASS", "FAIL", "fail (expected)", "unexpected pass"
 

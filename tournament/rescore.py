@@ -19,9 +19,9 @@ import json
 import os
 import sys
 
-from tournament.controller import EngineError, GtpController, GtpFailure
-from tournament.match import RESULT_FILE
-from tournament.match_game import (
+from dosaku.tournament.controller import EngineError, GtpController, GtpFailure
+from dosaku.tournament.match import RESULT_FILE
+from dosaku.tournament.match_game import (
     MatchError,
     check_referee,
     color_letter,
@@ -29,8 +29,8 @@ from tournament.match_game import (
     referee_final_score,
     score_winner,
 )
-from tournament.match_report import tally, write_json
-from tournament.review import ReviewError, load_game
+from dosaku.tournament.match_report import tally, write_json
+from dosaku.tournament.review import ReviewError, load_game
 
 
 def rescore_record(record_dir: str, referee: str) -> tuple[int, int, dict]:

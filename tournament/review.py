@@ -22,10 +22,10 @@ from dataclasses import asdict, replace
 from sgfmill import sgf
 from tqdm import tqdm
 
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import point_from_sgfmill
-from tournament.match_report import write_json
-from tournament.review_records import Game, Mistake, Position
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import point_from_sgfmill
+from dosaku.tournament.match_report import write_json
+from dosaku.tournament.review_records import Game, Mistake, Position
 
 RULE_NAMES = {"chinese": "chinese", "cn": "chinese", "japanese": "japanese", "jp": "japanese",
               "korean": "korean", "aga": "aga", "nz": "new-zealand",
@@ -75,7 +75,7 @@ def engine_flags(args: argparse.Namespace, game: Game) -> list[str]:
 
 def build_engine(flags: list[str]):
     """The engine `dosaku FLAGS` would play with, without its tree-reuse log lines."""
-    from launch.factory import engine_from_flags
+    from dosaku.launch.factory import engine_from_flags
     engine = engine_from_flags(flags)
     engine.config = replace(engine.config, report_reuse=False)
     return engine
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.visits < 1:
         ap.error("--visits must be at least 1")
-    from tournament.review_output import annotate, plot
+    from dosaku.tournament.review_output import annotate, plot
     try:
         with open(a.game, "rb") as fh:
             data = fh.read()

@@ -24,8 +24,8 @@ from typing import Callable, Iterable, Iterator
 
 from tqdm import tqdm
 
-from tournament.match_report import write_json
-from tournament.review import (
+from dosaku.tournament.match_report import write_json
+from dosaku.tournament.review import (
     Cache,
     ReviewError,
     add_engine_arguments,
@@ -64,7 +64,7 @@ def _engine(flags: list[str]):
 
 def review_game(job: ReviewJob) -> dict:
     """Review one game (resuming from its sidecar); its summary, or its error."""
-    from tournament.review_output import annotate
+    from dosaku.tournament.review_output import annotate
     try:
         data = Path(job.game).read_bytes()
         game = load_game(data, job.rules)

@@ -4,9 +4,9 @@ winrate/score graph (matplotlib). Numbers are Black's winrate in percent and Bla
 
 from __future__ import annotations
 
-from engine.rules.constants import BLACK
-from engine.rules.coords import parse_vertex, sgfmill_from_point
-from tournament.review_records import Game, Mistake, Position
+from dosaku.engine.rules.constants import BLACK
+from dosaku.engine.rules.coords import parse_vertex, sgfmill_from_point
+from dosaku.tournament.review_records import Game, Mistake, Position
 
 TAG = "Dosaku review"
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sgfmill import sgf
 
-from engine.rules.coords import format_vertex
+from dosaku.engine.rules.coords import format_vertex
 
 
 @dataclass

@@ -20,10 +20,10 @@ import threading
 import time
 from collections.abc import Sequence
 
-from tournament.match import Match, config_from, parser
-from tournament.match_game import MatchError
-from tournament.match_report import report, write_json
-from tournament.resumable import run_resumable
+from dosaku.tournament.match import Match, config_from, parser
+from dosaku.tournament.match_game import MatchError
+from dosaku.tournament.match_report import report, write_json
+from dosaku.tournament.resumable import run_resumable
 
 FAULTS = ("illegal", "crash", "timeout")
 

@@ -18,8 +18,14 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.evaluators.onnx_evaluator import OnnxModel, ownership, policy_probs, score_stats, wdl
-from training.chunks import Rows, load_chunks
+from dosaku.engine.evaluators.onnx_evaluator import (
+    OnnxModel,
+    ownership,
+    policy_probs,
+    score_stats,
+    wdl,
+)
+from dosaku.training.chunks import Rows, load_chunks
 
 BATCH = 64
 

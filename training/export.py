@@ -30,12 +30,12 @@ import numpy as np
 import torch
 from onnx import helper
 
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.evaluators.onnx_evaluator import OnnxModel
-from networks import katago_bin as kb
-from networks import katago_convert as kc
-from training.checkpoint import load_checkpoint, resolve_checkpoint
-from training.model import SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.networks import katago_bin as kb
+from dosaku.networks import katago_convert as kc
+from dosaku.training.checkpoint import load_checkpoint, resolve_checkpoint
+from dosaku.training.model import SCORE_OUTPUTS, SCORE_SCALE, DosakuNet, build_net
 
 MODEL_VERSION = 8  # the KataGo architecture version the net follows (V7 input features)
 CHECK_SIZES = (9, 19)

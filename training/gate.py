@@ -16,9 +16,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournament.match import Match
-from tournament.match_game import MatchConfig
-from tournament.match_report import tally
+from dosaku.tournament.match import Match
+from dosaku.tournament.match_game import MatchConfig
+from dosaku.tournament.match_report import tally
 
 RUN_ENGINE = Path(__file__).resolve().parents[1] / "run_engine.py"
 

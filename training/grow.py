@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from training.checkpoint import (
+from dosaku.training.checkpoint import (
     CheckpointError,
     latest_checkpoint,
     load_checkpoint,
     resolve_checkpoint,
     save_checkpoint,
 )
-from training.model import DosakuNet, build_net, net_config
-from training.train import TrainConfig, Trainer
+from dosaku.training.model import DosakuNet, build_net, net_config
+from dosaku.training.train import TrainConfig, Trainer
 
 
 def deepen(net: DosakuNet, name: str, seed: int = 0) -> DosakuNet:

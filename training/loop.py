@@ -26,12 +26,12 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from training.chunks import read_manifest
-from training.export import export_checkpoint, export_random
-from training.gate import GateConfig, gate
-from training.losses import LossWeights
-from training.selfplay import SelfPlaySettings, games_in, generate
-from training.train import TrainConfig, train
+from dosaku.training.chunks import read_manifest
+from dosaku.training.export import export_checkpoint, export_random
+from dosaku.training.gate import GateConfig, gate
+from dosaku.training.losses import LossWeights
+from dosaku.training.selfplay import SelfPlaySettings, games_in, generate
+from dosaku.training.train import TrainConfig, train
 
 STATE = "loop.json"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.losses import TERMS
+from dosaku.training.losses import TERMS
 
 COLUMNS = ("step", "lr", "samples_per_s", *TERMS, "total")
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import torch
 from torch.nn import functional as F
 
-from training.model import SCORE_OUTPUTS, SCORE_SCALE
-from training.replay import Batch
+from dosaku.training.model import SCORE_OUTPUTS, SCORE_SCALE
+from dosaku.training.replay import Batch
 
 TERMS = ("policy", "value", "lead", "score_mean", "score_stdev", "ownership", "teacher_policy",
          "teacher_value", "teacher_score", "teacher_ownership", "l2")

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
+from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL
 
 SCORE_OUTPUTS = ("scoremean", "scorestdev", "lead")  # columns of the `score` output
 SCORE_SCALE = 20.0  # points per raw score unit (KataGo's multiplier): targets come out near 1

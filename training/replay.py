@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
-from engine.evaluators.onnx_evaluator import apply_symmetry
-from training.chunks import TEACHER_KEYS, Rows, load_chunks
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL
+from dosaku.engine.evaluators.onnx_evaluator import apply_symmetry
+from dosaku.training.chunks import TEACHER_KEYS, Rows, load_chunks
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Iterator
 
-from tournament.review_batch import ReviewJob, review_game
+from dosaku.tournament.review_batch import ReviewJob, review_game
 
 
 def run_on_ray(jobs: list[ReviewJob], workers: int, address: str) -> Iterator[dict]:

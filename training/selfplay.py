@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.chunks import Rows, read_manifest, write_chunk
-from training.selfplay_game import GameResult, GameSpec, SelfPlaySettings
+from dosaku.training.chunks import Rows, read_manifest, write_chunk
+from dosaku.training.selfplay_game import GameResult, GameSpec, SelfPlaySettings
 
 CHUNK_ROWS = 2048  # rows per chunk file (per board size)
 
@@ -104,7 +104,7 @@ def onnx_path(path: str | Path | None) -> str | None:
     """An ONNX file for a network path (.bin.gz converted once, cached); None stays None."""
     if path is None:
         return None
-    from networks.cache import onnx_for
+    from dosaku.networks.cache import onnx_for
     return str(onnx_for(path))
 
 
@@ -132,7 +132,7 @@ def generate(out_dir: str | Path, net: str | Path | None = None,
     seed: None draws one (it is kept in the manifest). branch_out: the folder of the branch
     rows (settings.branch_share > 0, which needs a teacher), source "branch".
     """
-    from training.workers import run_games
+    from dosaku.training.workers import run_games
     if settings.branch_share > 0 and (teacher is None or branch_out is None):
         raise ValueError("branch rows need a teacher to label them and a branch_out folder")
     net, teacher = onnx_path(net), onnx_path(teacher)

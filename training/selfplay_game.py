@@ -37,27 +37,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.config import EngineConfig
-from engine.engine import Engine
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.onnx_evaluator import (
+from dosaku.engine.config import EngineConfig
+from dosaku.engine.engine import Engine
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.onnx_evaluator import (
     OnnxEvaluator,
     OnnxModel,
     net_outputs,
     no_result_possible,
     session_options,
 )
-from engine.evaluators.positions import position_batch
-from engine.evaluators.rollout import RolloutEvaluator, area_owner
-from engine.rules.constants import BLACK, MOVE_OK, WHITE
-from engine.rules.coords import point_from_action
-from engine.rules.rulesets import rules_by_name
-from engine.search.bans import root_only
-from engine.search.config import SearchConfig
-from engine.search.driver import root_moves
-from engine.search.gumbel import gumbel_search
-from engine.search.limits import SearchLimits
-from training.chunks import TEACHER_KEYS, Rows, pack_spatial
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.evaluators.rollout import RolloutEvaluator, area_owner
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, WHITE
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.rulesets import rules_by_name
+from dosaku.engine.search.bans import root_only
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.driver import root_moves
+from dosaku.engine.search.gumbel import gumbel_search
+from dosaku.engine.search.limits import SearchLimits
+from dosaku.training.chunks import TEACHER_KEYS, Rows, pack_spatial
 
 MAX_MOVES_PER_POINT = 3  # a game is stopped after 3 x area moves and scored as it stands
 REFERENCE_AREA = 361  # move counts in the settings are for 19x19 and scale with the area

@@ -27,15 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.evaluators.evaluator import PositionBatch
-from engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
-from engine.evaluators.positions import batch_row_from_game, position_batch
-from engine.rules.coords import point_from_action
-from engine.rules.game import GameState
-from engine.rules.rulesets import PRESETS
-from training.agreement import winrate
-from training.selfplay import onnx_path
-from training.selfplay_game import default_komi, top_board_moves
+from dosaku.engine.evaluators.evaluator import PositionBatch
+from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+from dosaku.engine.evaluators.positions import batch_row_from_game, position_batch
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.game import GameState
+from dosaku.engine.rules.rulesets import PRESETS
+from dosaku.training.agreement import winrate
+from dosaku.training.selfplay import onnx_path
+from dosaku.training.selfplay_game import default_komi, top_board_moves
 
 PAIR_GAP = 0.02  # teacher value gap below which a pair's order is not counted
 MEASURES = ("regret", "top1", "pairs", "corr")

@@ -20,12 +20,12 @@ import re
 import shutil
 from pathlib import Path
 
-from tournament.elo import estimate, format_elo
-from tournament.match import Match
-from tournament.match_game import MatchConfig
-from tournament.match_report import tally
-from training.chunks import read_manifest
-from training.gate import dosaku_command
+from dosaku.tournament.elo import estimate, format_elo
+from dosaku.tournament.match import Match
+from dosaku.tournament.match_game import MatchConfig
+from dosaku.tournament.match_report import tally
+from dosaku.training.chunks import read_manifest
+from dosaku.training.gate import dosaku_command
 
 GEN_NET = re.compile(r"gen-(\d+)\.onnx")
 

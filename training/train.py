@@ -29,11 +29,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from training.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
-from training.loss_log import LossLog, plot_losses
-from training.losses import LossWeights, loss_terms, total_loss
-from training.model import DosakuNet, build_net, decayed_parameters, parameter_count
-from training.replay import Batch, ReplayWindow
+from dosaku.training.checkpoint import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
+from dosaku.training.loss_log import LossLog, plot_losses
+from dosaku.training.losses import LossWeights, loss_terms, total_loss
+from dosaku.training.model import DosakuNet, build_net, decayed_parameters, parameter_count
+from dosaku.training.replay import Batch, ReplayWindow
 
 
 class TrainError(RuntimeError):

@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
-from training.selfplay_game import GameResult, GameSpec, Players, SelfPlaySettings, play_game
+from dosaku.training.selfplay_game import GameResult, GameSpec, Players, SelfPlaySettings, play_game
 
 
 def run_games(specs: list[GameSpec], net: str | None, teacher: str | None,

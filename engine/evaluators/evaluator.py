@@ -10,8 +10,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.rules import board as B
-from engine.rules.rulesets import Rules
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.rulesets import Rules
 
 HISTORY_MOVES = 5  # recent moves kept per position (KataGo V7 uses 5)
 HISTORY_BOARDS = 2  # earlier boards kept per position (ladder features of 1 and 2 turns ago)

@@ -16,11 +16,15 @@ import threading
 import numpy as np
 from numba import njit
 
-from engine.rules import board as B
-from engine.rules.area import calculate_area, independent_life_area
-from engine.rules.constants import BLACK, EMPTY, NULL_POINT, PASS_POINT, WHITE
-from engine.rules.coords import action_from_xy, point_from_xy
-from engine.rules.ladder import ladder_captured, ladder_captured_attacker_first, new_ladder_scratch
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.area import calculate_area, independent_life_area
+from dosaku.engine.rules.constants import BLACK, EMPTY, NULL_POINT, PASS_POINT, WHITE
+from dosaku.engine.rules.coords import action_from_xy, point_from_xy
+from dosaku.engine.rules.ladder import (
+    ladder_captured,
+    ladder_captured_attacker_first,
+    new_ladder_scratch,
+)
 
 FEATURE_SET = "katago-v7"  # the name models fed by this module declare in their metadata
 NUM_SPATIAL = 22  # input planes [N, NUM_SPATIAL, H, W]

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from engine.evaluators.evaluator import Capabilities, Evaluation
-from engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
-from engine.evaluators.onnx_options import PROVIDERS, cpu_has_int8_dot
-from engine.evaluators.subnormals import flush_subnormals_here
+from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
+from dosaku.engine.evaluators.features import FEATURE_SET, NUM_GLOBAL, NUM_SPATIAL, fill_features
+from dosaku.engine.evaluators.onnx_options import PROVIDERS, cpu_has_int8_dot
+from dosaku.engine.evaluators.subnormals import flush_subnormals_here
 
 KNOWN_FEATURE_SETS = {FEATURE_SET: (NUM_SPATIAL, NUM_GLOBAL)}  # name -> (planes, globals)
 GRAPH_OPTIMIZATION = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL,

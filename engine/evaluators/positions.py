@@ -1,9 +1,9 @@
 """Fill PositionBatch rows from a GameState (the search root, single evaluations, `kata-raw-nn`)."""
 
-from engine.evaluators.evaluator import HISTORY_BOARDS, HISTORY_MOVES, PositionBatch
-from engine.rules import board as B
-from engine.rules.constants import NULL_POINT
-from engine.rules.game import GameState
+from dosaku.engine.evaluators.evaluator import HISTORY_BOARDS, HISTORY_MOVES, PositionBatch
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import NULL_POINT
+from dosaku.engine.rules.game import GameState
 
 
 def batch_row_from_game(batch: PositionBatch, i: int, game: GameState) -> None:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.evaluators import onnx_evaluator as oe
-from engine.evaluators.features import fill_features
-from engine.evaluators.positions import position_batch
-from engine.rules.constants import BLACK
+from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.features import fill_features
+from dosaku.engine.evaluators.positions import position_batch
+from dosaku.engine.rules.constants import BLACK
 
 # KataGo's GTP rootPolicyOptimism default (min(policyOptimism 1.0, 0.2)), which kata-raw-nn uses
 RAW_NN_POLICY_OPTIMISM = 0.2

@@ -10,10 +10,15 @@ MixedEvaluator combines a network and rollouts as V = (1 - lam) * v_net + lam * 
 import numpy as np
 from numba import njit
 
-from engine.evaluators.evaluator import Capabilities, Evaluation, PositionBatch, capabilities_of
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
-from engine.rules.coords import action_from_point, action_from_xy, point_from_xy
+from dosaku.engine.evaluators.evaluator import (
+    Capabilities,
+    Evaluation,
+    PositionBatch,
+    capabilities_of,
+)
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, WHITE
+from dosaku.engine.rules.coords import action_from_point, action_from_xy, point_from_xy
 
 
 @njit(cache=True)

@@ -9,9 +9,9 @@ Results are per padded point (see engine/rules/board.py): EMPTY, BLACK or WHITE.
 import numpy as np
 from numba import njit
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
-from engine.rules.coords import point_from_xy
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, WHITE
+from dosaku.engine.rules.coords import point_from_xy
 
 
 @njit(cache=True)

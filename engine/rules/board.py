@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
-from engine.rules import coords
-from engine.rules.constants import (
+from dosaku.engine.rules import coords
+from dosaku.engine.rules.constants import (
     BLACK,
     EMPTY,
     MAX_SIZE,
@@ -37,7 +37,7 @@ from engine.rules.constants import (
     WALL,
     WHITE,
 )
-from engine.rules.coords import action_from_xy, point_from_xy
+from dosaku.engine.rules.coords import action_from_xy, point_from_xy
 
 for _helper in coords.JITABLE:
     register_jitable(_helper)

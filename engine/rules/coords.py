@@ -13,7 +13,7 @@ The numeric helpers are plain Python, and engine/rules/board.py registers them w
 numba: the GTP front-end uses it and must answer before numba (a third of a second) is loaded.
 """
 
-from engine.rules.constants import PASS_POINT
+from dosaku.engine.rules.constants import PASS_POINT
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxy"

@@ -1,8 +1,8 @@
 """Engine-chosen handicap stones (GTP `place_free_handicap`): the fixed layout where the board
 has one, then points spread as far as possible from the stones already chosen."""
 
-from engine.rules.coords import point_from_xy, xy_from_point
-from engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
+from dosaku.engine.rules.coords import point_from_xy, xy_from_point
+from dosaku.engine.rules.handicap import fixed_handicap_points, max_fixed_handicap
 
 
 def free_handicap_points(n: int, width: int, height: int) -> list[int]:

@@ -9,10 +9,10 @@ from collections import Counter
 
 import numpy as np
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, MOVE_OK, MOVE_SUPERKO, PASS_POINT, WHITE, opponent
-from engine.rules.coords import point_from_action
-from engine.rules.rulesets import PRESETS, Rules, score_position
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, MOVE_OK, MOVE_SUPERKO, PASS_POINT, WHITE, opponent
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.rules.rulesets import PRESETS, Rules, score_position
 
 
 def board_with_stones(width: int, height: int, black, white) -> np.ndarray | None:

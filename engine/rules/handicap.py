@@ -1,6 +1,6 @@
 """Fixed handicap layouts as GTP `fixed_handicap` places them (GNU Go / KataGo pattern)."""
 
-from engine.rules.coords import point_from_xy
+from dosaku.engine.rules.coords import point_from_xy
 
 
 def max_fixed_handicap(width: int, height: int) -> int:

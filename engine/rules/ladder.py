@@ -10,8 +10,8 @@ match KataGo's `searchIsLadderCaptured` / `searchIsLadderCapturedAttackerFirst2L
 import numpy as np
 from numba import njit
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, NULL_POINT, WALL, WHITE
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, NULL_POINT, WALL, WHITE
 
 NODE_BUDGET = 25000
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, WHITE
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, WHITE
 
 KO_RULES = ("simple", "positional", "situational")
 SCORING_RULES = ("area", "territory")

@@ -9,9 +9,9 @@ a chain in atari (the capture is a useful move). The chains bordering a seki reg
 
 import numpy as np
 
-from engine.rules import board as B
-from engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
-from engine.rules.game import GameState, board_with_stones
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, EMPTY, MOVE_OK, WHITE
+from dosaku.engine.rules.game import GameState, board_with_stones
 
 
 def seki_chains(b: np.ndarray, suicide: bool) -> list[list[int]]:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.rules.coords import point_from_action
-from engine.search.results import RootStats
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.search.results import RootStats
 
 
 @dataclass

@@ -10,11 +10,11 @@ ply).
 import numpy as np
 from numba import njit
 
-from engine.search import tree as T
-from engine.search.buffers import KIND_EVAL, KIND_EVAL_END, unpack
-from engine.search.config import FloatParam, IntParam
-from engine.search.scores import score_utility
-from engine.search.uncertainty import eval_weight
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.buffers import KIND_EVAL, KIND_EVAL_END, unpack
+from dosaku.engine.search.config import FloatParam, IntParam
+from dosaku.engine.search.scores import score_utility
+from dosaku.engine.search.uncertainty import eval_weight
 
 
 @njit(cache=True, nogil=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.rules.constants import BLACK, WHITE
-from engine.rules.coords import action_from_point
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.rules.coords import action_from_point
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
+from dosaku.engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
 
 FIELDS = tuple(f.name for f in fields(Evaluation))  # a cached row keeps every one
 

@@ -13,9 +13,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from engine.evaluators.evaluator import PositionBatch
-from engine.search import tree as T
-from engine.search.scores import expected_atan_table
+from dosaku.engine.evaluators.evaluator import PositionBatch
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.scores import expected_atan_table
 
 # leaf kinds (SearchBuffers.leaf_kind)
 KIND_EVAL = 0  # needs the evaluator: its position is in batch row leaf_row

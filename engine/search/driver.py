@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
-from engine.evaluators.positions import batch_row_from_game
-from engine.rules import board as B
-from engine.rules.coords import action_from_point
-from engine.search import tree as T
-from engine.search.backup import expand_and_backup
-from engine.search.bans import allowed_at_root
-from engine.search.buffers import (
+from dosaku.engine.evaluators.evaluator import Evaluation, PositionBatch, capabilities_of
+from dosaku.engine.evaluators.positions import batch_row_from_game
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.coords import action_from_point
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.backup import expand_and_backup
+from dosaku.engine.search.bans import allowed_at_root
+from dosaku.engine.search.buffers import (
     KIND_STORED,
     OUT_FULL,
     OUT_HITS,
@@ -39,10 +39,10 @@ from engine.search.buffers import (
     SearchBuffers,
     new_buffers,
 )
-from engine.search.config import FloatParam, IntParam, SearchConfig
-from engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
-from engine.search.recenter import recenter_utilities
-from engine.search.results import (
+from dosaku.engine.search.config import FloatParam, IntParam, SearchConfig
+from dosaku.engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
+from dosaku.engine.search.recenter import recenter_utilities
+from dosaku.engine.search.results import (
     OwnershipMean,
     RootStats,
     principal_variation,
@@ -50,8 +50,8 @@ from engine.search.results import (
     root_policy,
     root_stats,
 )
-from engine.search.scores import score_columns
-from engine.search.selection import select_batch
+from dosaku.engine.search.scores import score_columns
+from dosaku.engine.search.selection import select_batch
 
 
 def root_moves(legal: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:

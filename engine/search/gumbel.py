@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.search.bans import root_only
-from engine.search.driver import root_moves
-from engine.search.limits import SearchLimits
+from dosaku.engine.search.bans import root_only
+from dosaku.engine.search.driver import root_moves
+from dosaku.engine.search.limits import SearchLimits
 
 C_VISIT = 50.0  # mctx maxvisit_init
 C_SCALE = 0.1  # mctx value_scale

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine.search import tree as T
-from engine.search.config import SearchConfig
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import SearchConfig
 
 
 @dataclass

@@ -9,9 +9,9 @@ search sits below the facade that owns it.
 
 import numpy as np
 
-from engine.rules.constants import BLACK, WHITE
-from engine.search.config import SearchConfig
-from engine.search.results import RootStats
+from dosaku.engine.rules.constants import BLACK, WHITE
+from dosaku.engine.search.config import SearchConfig
+from dosaku.engine.search.results import RootStats
 
 
 def lower_confidence_bounds(stats: RootStats, stdevs: float) -> np.ndarray:

@@ -11,9 +11,9 @@ that the tree holds what its visits would back up now.
 import numpy as np
 from numba import njit
 
-from engine.search import tree as T
-from engine.search.backup import own_utility
-from engine.search.buffers import unpack
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.backup import own_utility
+from dosaku.engine.search.buffers import unpack
 
 
 @njit(cache=True, nogil=True)

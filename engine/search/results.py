@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.search import tree as T
-from engine.search.scores import score_mean_and_stdev
-from engine.search.selection import exploration_scale
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.scores import score_mean_and_stdev
+from dosaku.engine.search.selection import exploration_scale
 
 
 @dataclass

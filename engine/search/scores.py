@@ -7,7 +7,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from engine.search.config import FloatParam
+from dosaku.engine.search.config import FloatParam
 
 # expected_atan's table: means and standard deviations in steps of TABLE_STEP up to
 # TABLE_MEAN_RADIUS and TABLE_STDEV_MAX (units of the utility's scale; beyond, the edge value)

@@ -11,12 +11,12 @@ driver (engine/search/driver.py) crosses into numba once per batch here and once
 import numpy as np
 from numba import njit
 
-from engine.evaluators.evaluator import HISTORY_MOVES
-from engine.rules import board as B
-from engine.rules.constants import BLACK, PASS_POINT
-from engine.rules.coords import point_from_action
-from engine.search import tree as T
-from engine.search.buffers import (
+from dosaku.engine.evaluators.evaluator import HISTORY_MOVES
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import BLACK, PASS_POINT
+from dosaku.engine.rules.coords import point_from_action
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.buffers import (
     KIND_EVAL,
     KIND_EVAL_END,
     KIND_STORED,
@@ -27,8 +27,8 @@ from engine.search.buffers import (
     OUT_ROWS,
     unpack,
 )
-from engine.search.config import FloatParam, IntParam
-from engine.search.scores import score_utility
+from dosaku.engine.search.config import FloatParam, IntParam
+from dosaku.engine.search.scores import score_utility
 
 # what a descent found besides a leaf (never stored in leaf_kind; 0, 1, 4 are leaf kinds)
 _KIND_COLLIDE = 2  # a new node another leaf of the batch is waiting for

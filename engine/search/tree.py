@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from engine.rules import board as B
-from engine.rules.constants import MAX_SIZE, NULL_POINT, WHITE
+from dosaku.engine.rules import board as B
+from dosaku.engine.rules.constants import MAX_SIZE, NULL_POINT, WHITE
 
 NO_NODE = 0
 

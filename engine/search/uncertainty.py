@@ -13,9 +13,9 @@ weighting off, or an evaluator without those heads, every evaluation weighs exac
 import numpy as np
 from numba import njit
 
-from engine.search import tree as T
-from engine.search.config import FloatParam, IntParam
-from engine.search.scores import DYNAMIC_SCORE_SCALE, STATIC_SCORE_SCALE
+from dosaku.engine.search import tree as T
+from dosaku.engine.search.config import FloatParam, IntParam
+from dosaku.engine.search.scores import DYNAMIC_SCORE_SCALE, STATIC_SCORE_SCALE
 
 
 @njit(cache=True)

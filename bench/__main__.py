@@ -1,6 +1,6 @@
-"""python -m bench: run the benchmark suite and write a markdown and a JSON report.
+"""python -m dosaku.bench: run the benchmark suite and write a markdown and a JSON report.
 
-    PYTHONPATH=. python -m bench [--repeat 3] [--quick] [--out DIR] [--only NAME ...]
+    python -m dosaku.bench [--repeat 3] [--quick] [--out DIR] [--only NAME ...]
 
 Each figure is the median of --repeat runs with the min-max spread; a benchmark whose module
 or requirements are missing is listed as skipped with the reason (conventions: bench/runner.py).

@@ -2,7 +2,7 @@
 of each game at a fixed number of visits, with Dosaku's `dosaku analysis` and, when a
 KataGo binary is given, KataGo's own analysis engine on the same net.
 
-    python -m bench.analysis [--visits 100] [--games N] [--turns T] [--model NET]
+    python -m dosaku.bench.analysis [--visits 100] [--games N] [--turns T] [--model NET]
         [--katago BINARY] [--katago-threads A,S] [--quick] [-- DOSAKU_FLAGS...]
 
 Each engine is started, its ready line awaited on stderr (start-up is not timed), then every

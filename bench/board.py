@@ -6,7 +6,7 @@ a random legal game; moves/s counts its moves (passes included). Each figure is 
 three rounds timed in CPU time of this process (the cores are shared), after a warm-up that
 also triggers the JIT compile.
 
-    PYTHONPATH=. python bench/board.py [--seconds 1.5]
+    python -m dosaku.bench.board [--seconds 1.5]
 """
 
 import argparse
@@ -65,7 +65,7 @@ def rates(seconds: float, per_playout: bool = False) -> dict[str, tuple[float, s
 
 
 def measure(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`."""
+    """Figures for `python -m dosaku.bench`."""
     return rates(0.3 if quick else 1.5)
 
 

@@ -1,6 +1,6 @@
 """The search with the b6c96 net at an equal budget, configured by dosaku's default flags.
 
-    PYTHONPATH=. python bench/budget.py [--quick]
+    python -m dosaku.bench.budget [--quick]
 
 measure_time: a self-play game at a fixed time per move (0.5 s on 9x9, 1 s on 19x19), with the
 network in float32 (--no-int8) and in int8 (--int8, the default on CPUs with AVX2): new visits

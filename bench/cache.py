@@ -1,7 +1,7 @@
 """How many network evaluations the evaluation cache and tree reuse save with the default net
 (KataGo's transformer) on 9x9, in three ways of using the engine:
 
-    PYTHONPATH=. python -m bench.cache [--moves 30] [--visits 50] [--ponder 1.0] [-- FLAGS...]
+    python -m dosaku.bench.cache [--moves 30] [--visits 50] [--ponder 1.0] [-- FLAGS...]
 
 genmove: a self-play game of --moves moves at --visits, the path of GTP's genmove (in this
 process); ponder: the engine plays Black at --visits and thinks --ponder seconds on White's time

@@ -1,6 +1,6 @@
 """Feature-fill time per position (KataGo V7 inputs), 9x9 and 19x19.
 
-    PYTHONPATH=. python bench/features.py [--seconds 1.0] [--batch 16]
+    python -m dosaku.bench.features [--seconds 1.0] [--batch 16]
 
 Positions: the GNU Go self-play positions of KataGo's reference outputs in tests/data/ (real
 games), or random legal games when a size has none there. Prints microseconds per position
@@ -75,7 +75,7 @@ def time_fill(games, size, batch_size, seconds):
 
 
 def measure(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`: microseconds per position at batch 16."""
+    """Figures for `python -m dosaku.bench`: microseconds per position at batch 16."""
     rng = np.random.default_rng(0)
     seconds = 0.3 if quick else 1.0
     figures = {}

@@ -1,16 +1,17 @@
 """Network evaluations per second through onnxruntime, by board size, batch size and threads.
 
-    PYTHONPATH=. python bench/nn.py [--model M.onnx|M.bin.gz] [--seconds 1.0] [--variants]
-    PYTHONPATH=. python bench/nn.py --compare A.onnx B.onnx [--rounds 5] [--sizes 9 19]
+    python -m dosaku.bench.nn [--model M.onnx|M.bin.gz] [--seconds 1.0] [--variants]
+    python -m dosaku.bench.nn --compare A.onnx B.onnx [--rounds 5] [--sizes 9 19]
 
 Inputs are random 0/1 planes with the on-board mask plane set to 1. `--variants` also compares
 session settings (graph optimization level, execution mode) on one configuration. `--compare`
 runs ONNX files in turn, round after round, as the engine runs its net (two one-thread sessions,
 batches of 16), and gives each one's median: on shared cores the load drifts, and interleaving
 spreads it over all of them alike.
-`measure_transformer` (python -m bench) runs KataGo's transformer net b10c384h6nbttflrs as the
-engine does: two one-thread sessions evaluating batches of 16 at once, float32 and int8 (its
-int8 copy is made in the user's cache on the first run, about half a minute).
+`measure_transformer` (python -m dosaku.bench) runs KataGo's transformer net
+b10c384h6nbttflrs as the engine does: two one-thread sessions evaluating batches of 16 at once,
+float32 and int8 (its int8 copy is made in the user's cache on the first run, about half a
+minute).
 """
 
 import argparse
@@ -78,7 +79,7 @@ def variants(path, size, batch, threads, seconds):
 
 
 def measure(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`: b6c96 evaluations/s by size, batch and threads."""
+    """Figures for `python -m dosaku.bench`: b6c96 evaluations/s by size, batch and threads."""
     if not B6C96_MODEL.exists():
         raise Skip(f"no network at {B6C96_MODEL}")
     path = onnx_for(B6C96_MODEL)
@@ -125,7 +126,7 @@ def parallel_runs(models: list[OnnxModel], batch: int, size: int,
 
 
 def measure_transformer(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`: b10c384h6nbttflrs evaluations/s by size, float32 and
+    """Figures for `python -m dosaku.bench`: b10c384h6nbttflrs evaluations/s by size, float32 and
     int8, two one-thread sessions at once, batches of 16."""
     if not B10_MODEL.exists():
         raise Skip(f"no transformer net at {B10_MODEL} (weights/ is incomplete)")

@@ -1,8 +1,8 @@
 """Reduced-precision copies of the default net against float32, on the CPU at hand: speed and
 KataGo's accuracy gate. Measures what docs/performance.md#reduced-precision-on-an-avx2-only-cpu
-reports; not in `python -m bench` (it calibrates and quantizes for minutes).
+reports; not in `python -m dosaku.bench` (it calibrates and quantizes for minutes).
 
-    PYTHONPATH=. python -m bench.precision [--rounds 4] [--seconds 2.5] [--only NAME ...]
+    python -m dosaku.bench.precision [--rounds 4] [--seconds 2.5] [--only NAME ...]
 
 The copies, all from networks/katago_convert.py's graph, whose big products are named by role:
 float32; float32 with Q/K/V and FFN up+gate fused (one product of concatenated weights, then a

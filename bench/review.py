@@ -1,7 +1,7 @@
 """Throughput of `dosaku review` on a game collection with 1 and 2 local workers: positions
 reviewed a second, start-up included (each worker builds its engine once).
 
-    python -m bench.review [--games 4] [--visits 100] [--model NET] [--quick]
+    python -m dosaku.bench.review [--games 4] [--visits 100] [--model NET] [--quick]
 
 Games: the 19x19 match records in records/ (9x9 ones with --quick); the net: KataGo's g170
 b6c96 from ../shared unless named (the default transformer reviews a few positions a second,

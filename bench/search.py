@@ -1,7 +1,7 @@
 """Search speed: visits/s with the uniform evaluator (pure search overhead) on 9x9 and 19x19,
 and playouts/s of the rollout evaluator (alone, and inside the search).
 
-    PYTHONPATH=. python bench/search.py [--visits N] [--playouts N]
+    python -m dosaku.bench.search [--visits N] [--playouts N]
 
 Each search runs twice on the same Search object and the second run is timed, so numba
 compilation and first-touch page faults of the tree arrays are left out.

@@ -1,6 +1,6 @@
 """Training-data generation speed: teacher rows/s by board size and visits, self-play games/min.
 
-    PYTHONPATH=. python -m bench.selfplay [--quick]
+    python -m dosaku.bench.selfplay [--quick]
 
 Games are written to a scratch folder through training.selfplay.generate (chunks and all), so
 the figures include everything a real run does. Rows per CPU second hardly depend on other

@@ -1,6 +1,6 @@
 """Start-up latency of the engine as a GTP client sees it, from launching the process.
 
-    python -m bench.startup [--katago "CMD"] [--engine "CMD"] [--model NET]
+    python -m dosaku.bench.startup [--katago "CMD"] [--engine "CMD"] [--model NET]
 
 Seconds from launch until the answers to `protocol_version` and `list_commands` (which the
 engine should give at once, before its network and kernels are ready), until the first board
@@ -9,7 +9,7 @@ answer on the empty 19x19 board at the default flags (1 s a move), with the engi
 seconds. Run alone it prints two rows: the first start of a new install (empty HOME, network
 cache and numba cache: the net converted, the kernels compiled meanwhile) and a later start
 (the same caches, once the first start's compiling helper is done), with KataGo's start beside
-them when `--katago` gives its command. `measure` (for `python -m bench`) uses the caches as
+them when `--katago` gives its command. `measure` (for `python -m dosaku.bench`) uses the caches as
 they are, `measure_cold` empty ones.
 """
 

@@ -1,6 +1,6 @@
 """Where a start's seconds go, phase by phase, in one process as the GTP engine builds itself.
 
-    python -m bench.startup_phases [--cold] [--model NET]
+    python -m dosaku.bench.startup_phases [--cold] [--model NET]
 
 Imports, the network (its conversion on a first start, the cache lookup and hashes, the
 onnxruntime session), each numba kernel's first call (a load from numba's cache; with

@@ -4,7 +4,7 @@ verdict. They ran as tests until they took minutes of every full test run; their
 kept as records (records/, docs/strength.md), and the test suite replays positions of such a
 game instead (tests/test_strength_replay.py), which fails when the engine's play changes.
 
-    python -m bench.strength --out matches/strength [--only card katago]
+    python -m dosaku.bench.strength --out matches/strength [--only card katago]
 
 - `card`: our fast net `dosaku-b6c96`, whose model card states this match against GNU Go
   `--seed 1`, `2` and `3` (the line `gnugo10_9x9_100visits: W1/20 W2/20 W3/20`). The match
@@ -17,7 +17,7 @@ game instead (tests/test_strength_replay.py), which fails when the engine's play
 Both engines are seeded and Dosaku searches by visits with one evaluation in flight on the
 float32 net (`--no-int8`: an int8 copy is calibrated per machine), so a match does not depend
 on timing. A rerun with the same --out resumes. Exit status 0 when every match passed. Not in
-`python -m bench`'s registry: its figures are wins, not timings worth repeating.
+`python -m dosaku.bench`'s registry: its figures are wins, not timings worth repeating.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def verdict(name: str, wins: int, needed: int) -> tuple[bool, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.strength",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.bench.strength",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="folder for the matches")
     ap.add_argument("--only", nargs="+", choices=("card", "katago"), default=["card", "katago"])

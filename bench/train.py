@@ -1,7 +1,7 @@
 """Training speed: samples per second of full training steps (batch sampling with symmetry
 augmentation, forward, loss, backward, SGD update) by net size and board size.
 
-    PYTHONPATH=. python bench/train.py [--nets b4c64 b6c96] [--sizes 9 19] [--batch 128]
+    python -m dosaku.bench.train [--nets b4c64 b6c96] [--sizes 9 19] [--batch 128]
                                        [--steps 4] [--threads 1 0] [--bf16]
 
 Rows are random (binary planes on a full board, random targets): the speed of a step does not
@@ -55,7 +55,7 @@ def samples_per_second(net_name: str, size: int, batch: int, steps: int,
 
 
 def measure(quick: bool) -> dict[str, tuple[float, str]]:
-    """Figures for `python -m bench`: b4c64 and b6c96 on 9x9 and 19x19, batch 128, on one
+    """Figures for `python -m dosaku.bench`: b4c64 and b6c96 on 9x9 and 19x19, batch 128, on one
     thread (per wall and per CPU second) and on all cores (per wall second)."""
     steps = 1 if quick else 3
     figures = {}

@@ -1,6 +1,6 @@
 """Visits a second of Dosaku and KataGo's GTP engine on the same net and the same positions.
 
-    python -m bench.visits --katago BIN --katago-config GTP_EXAMPLE.cfg [--size 19]
+    python -m dosaku.bench.visits --katago BIN --katago-config GTP_EXAMPLE.cfg [--size 19]
         [--seconds 1] [--positions 8] [--model NET] [--katago-threads 2,8] [-- DOSAKU_FLAGS...]
 
 Positions: turns spread evenly over a game of a match record in records/ (19x19 or 9x9). Each

@@ -12,7 +12,7 @@ recipe v2, without these two, lost clearly to float32 (docs/history.md#int8). Ac
 are calibrated on positions of games the float32 net plays against itself (moves sampled from its
 policy), on 9x9 and 19x19, under random symmetries.
 
-    python -m networks.quantize NET.onnx|NET.bin.gz OUT.onnx
+    python -m dosaku.networks.quantize NET.onnx|NET.bin.gz OUT.onnx
 
 The engine quantizes a network it plays once and caches the copy (networks/int8_copy.py); the nets
 Dosaku ships come with their int8 copies made by this module (weights/README.md).

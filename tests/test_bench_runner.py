@@ -1,4 +1,5 @@
-"""bench.runner and python -m bench: repetition, median and spread, skips and errors, reports.
+"""bench.runner and python -m dosaku.bench: repetition, median and spread, skips and errors,
+reports.
 
 Fake bench modules in a temporary package stand in for the real ones, so these are tests of
 the runner's behaviour, not timings.

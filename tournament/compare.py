@@ -1,7 +1,7 @@
 """Compare two engines move by move: on positions from real games each chooses a move; where
 they differ a strong judge values both; each engine's mean loss with its 95 % interval.
 
-    python -m tournament.compare "ENGINE A" "ENGINE B" --judge "JUDGE" GAMES... --out OUT
+    python -m dosaku.tournament.compare "ENGINE A" "ENGINE B" --judge "JUDGE" GAMES... --out OUT
 
 Engines and judge are GTP command lines. Positions: tournament/compare_positions.py; how the
 judge values a move: tournament/compare_gtp.py; the arithmetic: tournament/compare_stats.py.
@@ -220,7 +220,7 @@ def write_csv(path: str, records: list[dict]) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m tournament.compare",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.tournament.compare",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("engine_a", help="command line of engine A")
     ap.add_argument("engine_b", help="command line of engine B")

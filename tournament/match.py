@@ -176,7 +176,7 @@ def clock_args(ap: argparse.ArgumentParser, a: argparse.Namespace) -> tuple[str 
     return None, "kgs-time_settings"
 
 
-def parser(prog: str = "python -m tournament.match",
+def parser(prog: str = "python -m dosaku.tournament.match",
            description: str = __doc__.split("\n")[0]) -> argparse.ArgumentParser:
     """The match's command line (the soak runner adds its own options to it)."""
     ap = argparse.ArgumentParser(prog=prog, description=description)

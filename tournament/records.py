@@ -1,9 +1,10 @@
 """A finished match kept as one compact file, from which its folder can be made again.
 
-    python -m tournament.records pack OUT_DIR records/NAME.jsonl.gz [--about TEXT] [--cpu CPU]
-    python -m tournament.records unpack records/NAME.jsonl.gz DIR
-    python -m tournament.records sgf records/NAME.jsonl.gz N > game.sgf
-    python -m tournament.records index records
+    python -m dosaku.tournament.records pack OUT_DIR records/NAME.jsonl.gz [--about TEXT] \
+        [--cpu CPU]
+    python -m dosaku.tournament.records unpack records/NAME.jsonl.gz DIR
+    python -m dosaku.tournament.records sgf records/NAME.jsonl.gz N > game.sgf
+    python -m dosaku.tournament.records index records
 
 A match's --out folder holds an SGF per game beside match.json (and soak.json for a soak): tens
 of files per match, too many to keep in the repository. A record is JSON Lines, gzip'd when its
@@ -16,7 +17,7 @@ SGF points (column then row letter, `..` for a pass), black first and alternatin
 match game is.
 
 `unpack` writes the folder back (match.json, the SGFs, soak.json for a soak) so that
-`python -m tournament.match ... --out DIR` resumes it; a resumed soak samples memory afresh.
+`python -m dosaku.tournament.match ... --out DIR` resumes it; a resumed soak samples memory afresh.
 `index` rewrites the table of DIR/README.md, one line per record in DIR.
 """
 
@@ -262,7 +263,7 @@ def write_index(directory: str | Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tournament.records",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.tournament.records",
                                  description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pack", help="a match's --out folder into one record file")

@@ -270,7 +270,7 @@ def summarize(reports: list[FileReport], out=None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tournament.regress",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.tournament.regress",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--engine", required=True, help="engine command line (split with shlex)")
     ap.add_argument("files", nargs="+", metavar="FILE.tst")

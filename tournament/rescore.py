@@ -1,6 +1,6 @@
 """Score again, with a working referee, the games a match scored without its referee.
 
-    python -m tournament.rescore RECORD_DIR [RECORD_DIR ...] \
+    python -m dosaku.tournament.rescore RECORD_DIR [RECORD_DIR ...] \
         --referee "gnugo --mode gtp --chinese-rules"
 
 A match with --referee scores each game that ends by passes or by the move limit with the

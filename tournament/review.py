@@ -1,7 +1,7 @@
 """Review a game: analyse every position with the engine, write winrate, score lead and the best
 continuation into the SGF, list each side's biggest mistakes, draw the winrate/score graph.
 
-    python -m tournament.review GAME.sgf --visits 200 --out REVIEWED.sgf --plot WINRATE.png
+    python -m dosaku.tournament.review GAME.sgf --visits 200 --out REVIEWED.sgf --plot WINRATE.png
 
 The engine runs in this process (built from the same flags as `dosaku`: --model, --evaluator,
 --threads, --seed). Each position's result goes to a sidecar JSON (OUT + .json) as soon as it
@@ -188,7 +188,7 @@ def add_engine_arguments(ap: argparse.ArgumentParser, threads: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tournament.review",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.tournament.review",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("game", help="SGF file to review (its main line)")
     ap.add_argument("--out", required=True, help="reviewed SGF to write")

@@ -1,6 +1,7 @@
 """Soak run: a match under a real schedule while the engines' memory is sampled.
 
-    python -m tournament.soak ENGINE1 ENGINE2 --games N --kgs-time-settings byoyomi 30 2 3 ...
+    python -m dosaku.tournament.soak ENGINE1 ENGINE2 --games N --kgs-time-settings byoyomi 30 2 3 \
+        ...
 
 Takes the options of tournament.match (usually Dosaku against GNU Go with a server-style clock)
 plus --rss-interval. Every interval the resident memory (RSS) of each running engine process
@@ -121,7 +122,7 @@ class SoakMatch(Match):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = parser("python -m tournament.soak", __doc__.split("\n")[0])
+    ap = parser("python -m dosaku.tournament.soak", __doc__.split("\n")[0])
     ap.add_argument("--rss-interval", type=float, default=5.0,
                     help="seconds between memory samples (default 5)")
     a = ap.parse_args(argv)

@@ -7,7 +7,7 @@ mean absolute error of the winrate (win + no-result/2) and of the score lead, an
 With --lead-bands the same measures also come per band of the teacher's |score lead| (a student
 that cannot count a decided game shows there, where the all-rows means hide it).
 
-    python -m training.agreement NET.onnx HELDOUT_DIR [--rows 4000] [--lead-bands 5,15,40]
+    python -m dosaku.training.agreement NET.onnx HELDOUT_DIR [--rows 4000] [--lead-bands 5,15,40]
 """
 
 from __future__ import annotations

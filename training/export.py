@@ -10,8 +10,8 @@ Every export is checked before it replaces OUT: the file is loaded through the e
 OnnxModel and its outputs must equal PyTorch's within 1e-4 (relative above 1) on random
 positions of two board sizes; ExportMismatch otherwise.
 
-    python -m training.export CHECKPOINT|RUN_DIR OUT.onnx [--policy-temperature T]
-    python -m training.export --random b6c96 [--seed 0] OUT.onnx
+    python -m dosaku.training.export CHECKPOINT|RUN_DIR OUT.onnx [--policy-temperature T]
+    python -m dosaku.training.export --random b6c96 [--seed 0] OUT.onnx
 
 --policy-temperature T divides the policy logits by T (the last policy layers' weights, so the
 graph is unchanged): a student trained on a teacher's soft policy comes out flatter than its
@@ -215,7 +215,7 @@ def export_random(net_name: str, out_path: str | Path, seed: int = 0,
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.export",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.training.export",
                                  description="Export a Dosaku checkpoint (or random weights) "
                                              "to ONNX, checked against PyTorch.")
     ap.add_argument("source", nargs="?",

@@ -5,7 +5,7 @@ budget, one network thread each, in a match of the tournament kit (alternating c
 2k and 2k+1 sharing a random opening). The candidate passes when its score (wins + draws / 2)
 reaches the threshold.
 
-    python -m training.gate CANDIDATE.onnx CURRENT.onnx --out DIR [--games 40] [--size 9]
+    python -m dosaku.training.gate CANDIDATE.onnx CURRENT.onnx --out DIR [--games 40] [--size 9]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ and input layers are copied.
 The new checkpoint keeps the step and the sampling generators and starts the trainer's optimizer
 afresh (there is no momentum for the new weights), in the trainer's own checkpoint layout:
 
-    python -m training.grow CHECKPOINT|RUN_DIR --net b10c96 OUT_RUN_DIR
+    python -m dosaku.training.grow CHECKPOINT|RUN_DIR --net b10c96 OUT_RUN_DIR
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def grow_checkpoint(source: str | Path, name: str, out_run: str | Path) -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.grow",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.training.grow",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("source", help="checkpoint file, or a run folder (its latest)")
     ap.add_argument("--net", required=True, help="the deeper size, e.g. b10c96")

@@ -1,6 +1,6 @@
 """The AlphaGo Zero loop: self-play with the current net -> train -> export -> gate -> repeat.
 
-    python -m training.loop --size 9 --net b4c64 --out runs/x [--generations N] [--workers W]
+    python -m dosaku.training.loop --size 9 --net b4c64 --out runs/x [--generations N] [--workers W]
         [--ray-address ADDR] [--teacher NET]
 
 Everything lives under --out and every phase is resumable from what is on disk:
@@ -159,7 +159,7 @@ class Loop:
 
 def parse_args(argv=None) -> LoopConfig:
     d, s, g = LoopConfig(out=""), SelfPlaySettings(), GateConfig()
-    ap = argparse.ArgumentParser(prog="python -m training.loop",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.training.loop",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="run folder (resumed when it exists)")
     ap.add_argument("--size", type=int, default=d.size)

@@ -4,7 +4,7 @@ The games themselves are played by training/selfplay_game.py, in this process or
 (training/workers.py); this module writes their rows as chunks and keeps the manifest.
 
 CLI (rerunning with the same --out resumes: --games is the total wanted there):
-    python -m training.selfplay --teacher NET.bin.gz --sizes 9,13,19 --games 100 --visits 8 \
+    python -m dosaku.training.selfplay --teacher NET.bin.gz --sizes 9,13,19 --games 100 --visits 8 \
         --out DIR [--workers W] [--ray-address ADDR]
         [--branch-share 0.5 --branch-out BRANCH_DIR]  (teacher-labelled positions a move off
                                                        the game line, in a folder of their own)

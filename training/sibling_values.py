@@ -16,7 +16,7 @@ The "(policy)" line ranks the children by the player's prior instead: a value he
 worse than it costs a search what the prior would have chosen. Values are the win rate (win +
 no-result/2) of the parent's side to move, symmetry 0, float as given (no int8 copy).
 
-    python -m training.sibling_values TEACHER --size 9 --positions 500 --seed 2 NET [NET ...]
+    python -m dosaku.training.sibling_values TEACHER --size 9 --positions 500 --seed 2 NET [NET ...]
         (the last NET plays; .onnx or KataGo .bin.gz)
 """
 

@@ -1,6 +1,6 @@
 """Strength per generation: every net of one or more training runs against fixed opponents.
 
-    python -m training.strength RUN [RUN ...] --out DIR [--opponents rollout,gnugo1]
+    python -m dosaku.training.strength RUN [RUN ...] --out DIR [--opponents rollout,gnugo1]
         [--last-opponents gnugo10] [--games 10] [--visits 100] [--every 1]
 
 For each generation's net (RUN/nets/gen-NNN.onnx) and each opponent it plays a match of the

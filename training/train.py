@@ -1,6 +1,6 @@
 """Train a DosakuNet on the replay window of one or more chunk folders.
 
-    python -m training.train --data DIR [--data DIR2 ...] --net b4c64 --out RUN_DIR --steps N
+    python -m dosaku.training.train --data DIR [--data DIR2 ...] --net b4c64 --out RUN_DIR --steps N
                              [--batch 128] [--lr 0.02] [--teacher 0.5] [--resume]
 
 RUN_DIR receives checkpoints/step-*.pt (every --checkpoint-every steps and at the end, written
@@ -203,7 +203,7 @@ def train(config: TrainConfig, log=print) -> TrainResult:
 def parse_args(argv=None) -> TrainConfig:
     d = TrainConfig(data=[], out="")
     w = LossWeights()
-    ap = argparse.ArgumentParser(prog="python -m training.train",
+    ap = argparse.ArgumentParser(prog="python -m dosaku.training.train",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--data", action="append", required=True, metavar="DIR",
                     help="chunk folder (repeat for several)")

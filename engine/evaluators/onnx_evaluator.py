@@ -98,7 +98,7 @@ class OnnxModel:
             raise UnsupportedModelError(
                 f"{self.name}: the model declares {declared}; this engine can only encode inputs "
                 f"for {', '.join(KNOWN_FEATURE_SETS)}. Convert KataGo nets with "
-                f"`python -m networks.katago_convert MODEL.bin.gz OUT.onnx`.")
+                f"`python -m dosaku.networks.katago_convert MODEL.bin.gz OUT.onnx`.")
         shapes = {i.name: i.shape for i in self.session.get_inputs()}
         if set(shapes) != {"spatial", "global"}:
             raise UnsupportedModelError(f"{self.name}: inputs must be 'spatial' and 'global', "

@@ -1,5 +1,5 @@
 # Protocol edge cases: ids, unknown commands, administration commands, argument errors.
-# Run: python -m tournament.regress --engine "python ../../run_engine.py" protocol.tst
+# Run: python -m dosaku.tournament.regress --engine "python ../../run_engine.py" protocol.tst
 # `#? [.*]*` marks a command that must be rejected (an accepted one is an unexpected pass);
 # the failure texts themselves are checked in tests/test_gtp_commands.py.
 

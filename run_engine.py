@@ -6,6 +6,9 @@ The flags come from the settings table (launch/settings.py) and the Engine from 
 The GTP loop starts at once; the Engine (numba kernels, later the network) is built on a
 background thread and the first command that needs it waits. Only GTP answers reach the real
 stdout (launch/stdio.py).
+
+This file is dosaku.run_engine, the `dosaku` command's module; `python run_engine.py` from a
+checkout runs it as a script, whose imports too go through the installed package `dosaku`.
 """
 
 import logging

@@ -284,9 +284,9 @@ class Engine:
 
         The network is not run: the first search loads what its evaluator needs. While the
         kernels run plain (engine/plain_kernels.py) there is nothing to load. On a cold
-        cache a helper process compiles the evaluator's, game and tree kernels at the same time
-        (engine/precompile.py): the search kernels are compiled here meanwhile, then the
-        helper's work comes from the cache. In the background, board commands go on at once
+        cache a helper process compiles every kernel at the same time (engine/precompile.py):
+        the search's, game's and tree's are compiled here meanwhile, then the evaluator's come
+        from the helper's cache. In the background, board commands go on at once
         (compiling the few kernels they need) while the methods that search or evaluate wait
         for the warm-up. `loading`: precompile.load_search_kernels already under way (while the
         network loaded), to be waited for instead.

@@ -50,16 +50,14 @@ def start_helper(kind: str | None, spare_core: bool = True) -> subprocess.Popen 
                             stderr=subprocess.DEVNULL)
 
 
-def compile_in_background(kind: str | None) -> bool:
+def compile_in_background(kind: str | None) -> None:
     """On a cold cache, start the helper and run the kernels as plain Python until it is done
-    (True); False where the cache is warm or the kernels cannot run plain."""
+    (nothing where the cache is warm or the kernels cannot run plain)."""
     if not cache_is_cold() or not plain_kernels.install():
-        return False
+        return
     helper = start_helper(kind, spare_core=False)
-    if helper is None:
-        return False
-    plain_kernels.run_plain_until(helper)
-    return True
+    if helper is not None:
+        plain_kernels.run_plain_until(helper)
 
 
 def wait_for(helper: subprocess.Popen) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
 from pathlib import Path
 from typing import Callable
 
@@ -110,13 +112,14 @@ def onnx_for(path: str | Path) -> Model:
         found = None
     if found is not None:
         return found
-    import onnx
-
-    from dosaku.networks import katago_bin, katago_convert
+    from dosaku.networks import katago_bin
     note(f"converting {path} to ONNX (once; cached in {cache_dir()})")
-    proto = katago_convert.build_onnx(katago_bin.load(path), full_board=True)
+    with ThreadPoolExecutor(1) as pool:  # the converter imports onnx (most of a second)
+        converter = pool.submit(import_module, "dosaku.networks.katago_convert")
+        model = katago_bin.load(path)  # meanwhile: gunzip releases the GIL
+        proto = converter.result().build_onnx(model, full_board=True)
     try:
-        return store(key, lambda out: onnx.save(proto, str(out)))
+        return store(key, lambda out: out.write_bytes(proto.SerializeToString()))
     except OSError as err:
         note(f"cannot cache the converted network in {cache_dir()} ({err}): converted in "
              "memory, again at every start")

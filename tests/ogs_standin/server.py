@@ -19,7 +19,8 @@ from tests.ogs_standin import wire
 from tests.ogs_standin.game import BOT_ID, Game, now_ms
 
 CHALLENGE = re.compile(r"^/api/v1/me/challenges/(\d+)(/accept)?$")
-RESIGN_DELAY = 0.8  # seconds into the bot's turn at which a scripted resignation comes
+RESIGN_DELAY = 0.3  # seconds into the bot's turn at which a scripted resignation comes (its
+#                     moves take 0.7 s and more at the tests' clocks; gtp2ogs relays in ms)
 
 
 class StandIn:

@@ -18,7 +18,8 @@ class GnuGo:
                  pass_from: int | None = None, resign_at: int | None = None):
         self.size, self.color = size, color
         self.pass_from, self.resign_at = pass_from, resign_at
-        self.proc = subprocess.Popen([*command.split(), "--mode", "gtp", "--level", "0"],
+        self.proc = subprocess.Popen([*command.split(), "--mode", "gtp", "--level", "0",
+                                      "--never-resign"],  # it resigns only on cue
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for cmd in (f"boardsize {size}", "clear_board", f"komi {komi}"):
             self.gtp(cmd)

@@ -203,6 +203,15 @@ class StandIn:
             await self._finish(game)
 
     async def _opponent_turn(self, game: Game) -> None:
+        try:
+            await self._opponent_move(game)
+        except Exception as err:  # end the game where the test sees it, not hang it
+            self._log("stand-in error", repr(err))
+            if game.phase == "play":
+                game.finish(game.bot_color, f"stand-in error: {err!r}")
+                await self._finish(game)
+
+    async def _opponent_move(self, game: Game) -> None:
         opp = self.opponents[game.game_id]
         n = len(game.moves) + 1
         xy = await self.loop.run_in_executor(None, opp.reply, n)

@@ -112,8 +112,8 @@ def wait_for_compiled_kernels(timeout: float = 900.0) -> None:
     search kernel is there), so that the next start is a warm one."""
     import fcntl
 
-    from dosaku.engine.precompile import cache_is_cold
-    lock = Path(os.environ["NUMBA_CACHE_DIR"]) / "compiling.lock"
+    from dosaku.engine.precompile import LOCK, cache_is_cold
+    lock = Path(os.environ["NUMBA_CACHE_DIR"]) / LOCK
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not cache_is_cold():

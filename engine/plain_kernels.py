@@ -25,7 +25,7 @@ PACKAGE = __name__.rsplit(".", 1)[0] + "."  # the engine's modules: the kernels 
 _lock = threading.Lock()
 _helper: subprocess.Popen | None = None  # while plain: the process compiling the kernels
 _entries: dict = {}  # dispatcher -> the Python function that stands in for it
-_original = None  # numba's own Dispatcher._compile_for_args, once replaced
+_installed = False  # whether numba's Dispatcher._compile_for_args asks this module first
 
 
 def is_plain() -> bool:
@@ -35,9 +35,9 @@ def is_plain() -> bool:
 def install() -> bool:
     """Make the kernels able to run plain (numba's dispatcher asks this module first). False,
     with a note, where this numba offers no way to do so: the kernels then compile here."""
-    global _original
+    global _installed
     with _lock:
-        if _original is not None:
+        if _installed:
             return True
         try:
             from numba.core.dispatcher import Dispatcher
@@ -53,7 +53,7 @@ def install() -> bool:
             return original(self, *args, **kws)
 
         Dispatcher._compile_for_args = compile_or_plain
-        _original = original
+        _installed = True
         return True
 
 
@@ -61,7 +61,7 @@ def run_plain_until(helper: subprocess.Popen) -> None:
     """Run the engine's kernels as Python until `helper` has exited (see settle); install()
     first."""
     global _helper
-    assert _original is not None, "install() first"
+    assert _installed, "install() first"
     with _lock:
         _helper = helper
 

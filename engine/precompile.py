@@ -27,6 +27,7 @@ from dosaku.engine.evaluators.positions import batch_row_from_game
 from dosaku.engine.search.config import SearchConfig
 
 HELPER_TIMEOUT = 600.0  # seconds the engine waits for the helper at most
+LOCK = "compiling.lock"  # in the cache folder, held by the helper that compiles
 # this module's name, which the helper runs under `python -m` (the installed package `dosaku`
 # finds it from any working directory)
 HELPER = plain_kernels.PACKAGE + "precompile"
@@ -51,9 +52,9 @@ def start_helper(kind: str | None, spare_core: bool = True) -> subprocess.Popen 
 
 
 def compile_in_background(kind: str | None) -> None:
-    """On a cold cache, start the helper and run the kernels as plain Python until it is done
-    (nothing where the cache is warm or the kernels cannot run plain)."""
-    if not cache_is_cold() or not plain_kernels.install():
+    """On a cold cache (the caller knows it is), start the helper and run the kernels as plain
+    Python until it is done (nothing where they cannot run plain)."""
+    if not plain_kernels.install():
         return
     helper = start_helper(kind, spare_core=False)
     if helper is not None:
@@ -144,7 +145,7 @@ def one_helper_at_a_time():
         return contextlib.nullcontext()
     folder = Path(os.environ["NUMBA_CACHE_DIR"])
     folder.mkdir(parents=True, exist_ok=True)
-    lock = open(folder / "compiling.lock", "w")
+    lock = open(folder / LOCK, "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
     return lock
 

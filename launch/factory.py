@@ -59,12 +59,13 @@ def build_engine(args: argparse.Namespace, background: bool = False, serving: bo
     except KeyError:
         raise ValueError(f"unknown --rules {args.rules!r}") from None
     config = engine_config(args)
+    cold = serving and precompile.cache_is_cold()
     loading = None
-    if serving and not precompile.cache_is_cold():  # onnxruntime builds the net without the GIL
+    if serving and not cold:  # onnxruntime builds the net without the GIL meanwhile
         loading = ThreadPoolExecutor(1, "kernels").submit(
             precompile.load_search_kernels, config.search, args.boardsize, args.boardsize)
     evaluator = build_evaluator(args)
-    if serving:
+    if cold:
         precompile.compile_in_background(capabilities_of(evaluator).precompile_kind)
     engine = Engine(args.boardsize, args.boardsize, args.komi, rules, evaluator=evaluator,
                     config=config)

@@ -120,6 +120,23 @@ def markdown(results: list[BenchResult], meta: dict) -> str:
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
+def cpu_kind(cpuinfo: str | None = None) -> str:
+    """The CPU's model and the vector instructions that set the network's speed (what a
+    speed ratio must name): e.g. "AMD EPYC: avx2 avx512f avx512_vnni"."""
+    from dosaku.engine.evaluators.onnx_options import cpu_flags
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    model = next((line.partition(":")[2].strip() for line in cpuinfo.splitlines()
+                  if line.startswith("model name")), platform.processor() or platform.machine())
+    flags = cpu_flags(cpuinfo)
+    vector = [f for f in ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16",
+                          "amx_int8") if f in flags]
+    return f"{model}: {' '.join(vector) or 'no AVX2'}"
+
+
 def machine_info() -> dict:
     root = Path(__file__).resolve().parents[1]
     try:
@@ -127,7 +144,7 @@ def machine_info() -> dict:
                                 capture_output=True, timeout=10).stdout.strip() or "unknown"
     except OSError:
         commit = "unknown"
-    return {"machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
+    return {"machine": f"{cpu_kind()}, {os.cpu_count()} cpus, "
                        f"Python {platform.python_version()}",
             "date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit}
 

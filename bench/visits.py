@@ -25,7 +25,7 @@ from pathlib import Path
 from sgfmill import sgf
 
 from dosaku.bench.analysis import main_line
-from dosaku.bench.runner import B10_MODEL, Figures, Skip, print_figures
+from dosaku.bench.runner import B10_MODEL, Figures, Skip, cpu_kind, print_figures
 from dosaku.tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +135,7 @@ def main() -> None:
     threads = [int(t) for t in a.katago_threads.split(",")]
     print_figures(measure(a.katago, a.katago_config, a.size, a.seconds, a.positions, a.model,
                           threads, tuple(a.flags)))
+    print(f"CPU: {cpu_kind()}")
 
 
 if __name__ == "__main__":

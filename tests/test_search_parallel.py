@@ -37,10 +37,11 @@ class SlowEvaluator:
         n = batch.count
         with self._lock:
             self.sizes.append(n)
+            call = len(self.sizes)
             self.running += 1
             self.most_running = max(self.most_running, self.running)
-            fail = len(self.sizes) == self.fail_at
-        time.sleep(self.delay)
+            fail = call == self.fail_at
+        time.sleep(self.pause(call))
         with self._lock:
             self.running -= 1
         if fail:
@@ -50,6 +51,10 @@ class SlowEvaluator:
         value = ((keys % 997) / 997.0 - 0.5).astype(np.float32)
         return Evaluation(legal / legal.sum(axis=1, keepdims=True), value,
                           np.zeros(n, np.float32), None)
+
+    def pause(self, call: int) -> float:
+        """Seconds the `call`-th call (from 1) takes."""
+        return self.delay
 
 
 def _root_visits(s):
@@ -122,6 +127,40 @@ def test_batches_grow_with_the_root_visits():
     cfg = replace(cfg, batch_growth=0)
     Search(fixed, cfg, seed=4).run(GameState(7, 7, 0.5), BLACK, SearchLimits(visits=2000))
     assert fixed.sizes[2:10] == [8] * 8  # batch_growth 0: full batches from the start
+
+
+class OneSlowCall(SlowEvaluator):
+    """Call number `slow_call` takes `slow` seconds, the others `delay`; counts the calls
+    that began while it was running."""
+
+    def __init__(self, slow_call: int, slow: float, **kwargs):
+        super().__init__(**kwargs)
+        self.slow_call, self.slow = slow_call, slow
+        self.slow_running = False
+        self.begun_during_slow = 0
+
+    def pause(self, call: int) -> float:
+        with self._lock:
+            self.begun_during_slow += self.slow_running
+        if call != self.slow_call:
+            return self.delay
+        self.slow_running = True
+        time.sleep(self.slow)
+        self.slow_running = False
+        return 0.0
+
+
+@pytest.mark.parametrize("limits, begun", [
+    (SearchLimits(seconds=0.8), range(20, 10_000)),  # backed up as they finish
+    (SearchLimits(visits=300), range(1, 2)),  # in launch order: the next waits behind it
+])
+def test_a_time_limited_search_backs_batches_up_as_they_finish(limits, begun):
+    ev = OneSlowCall(slow_call=10, slow=0.4, delay=0.002)
+    s = Search(ev, replace(CFG, playouts_per_leaf_in_flight=0), seed=7)
+    s.run(GameState(7, 7, 0.5), BLACK, limits)
+    assert ev.begun_during_slow in begun
+    assert not s.tree.node_virtual[:int(s.tree.meta[T.M_NODES])].any()
+    assert int(s.tree.node_visits[s.root]) == sum(ev.sizes)
 
 
 def test_a_failing_evaluation_leaves_a_clean_tree():

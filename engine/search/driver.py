@@ -8,17 +8,20 @@ the limits allow (engine/search/limits.py) and reads results through engine/sear
 
 An evaluator that can run several calls at once (Capabilities.parallel_calls, e.g. an ONNX
 network on one thread per call) gets that many batches in flight, each evaluated on a worker
-thread while this thread selects the next batch and backs up finished ones, oldest first: the
-order of selections and backups does not depend on timing, so a visit-limited search is
-reproducible. The kernels release the GIL. Batches start small and grow with the root's visits
-(SearchConfig.batch_growth): leaves in flight carry virtual losses that push the other
-selections elsewhere, which costs little in a wide tree but throws visits away in a young one.
+thread while this thread selects the next batch and backs up finished ones. Under a visit or
+playout limit alone they are backed up oldest first, so that the order of selections and
+backups does not depend on timing and the search is reproducible; otherwise (a time limit, an
+open-ended analysis) as they finish, so that no evaluating thread idles while an older batch
+is still being evaluated. The kernels release the GIL. Batches start small and grow with the
+root's visits (SearchConfig.batch_growth): leaves in flight carry virtual losses that push the
+other selections elsewhere, which costs little in a wide tree but throws visits away in a
+young one.
 """
 
 import sys
 import time
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +43,13 @@ from dosaku.engine.search.buffers import (
     new_buffers,
 )
 from dosaku.engine.search.config import FloatParam, IntParam, SearchConfig
-from dosaku.engine.search.limits import SearchLimits, leaves_wanted, most_in_flight, should_stop
+from dosaku.engine.search.limits import (
+    SearchLimits,
+    backs_up_in_launch_order,
+    leaves_wanted,
+    most_in_flight,
+    should_stop,
+)
 from dosaku.engine.search.recenter import recenter_utilities
 from dosaku.engine.search.results import (
     OwnershipMean,
@@ -89,6 +98,19 @@ class _Slot:
     leaves: int = 0  # leaves selected (rows to evaluate and stored values alike)
     launched: float = 0.0  # when its evaluation started (time.monotonic)
     result: Future | None = None  # the Evaluation, or None when no row needed the evaluator
+
+
+def _next_to_back_up(pending: deque, in_order: bool) -> _Slot:
+    """Take the batch to back up next from `pending` (oldest first): the oldest, waiting for it
+    when `in_order`; otherwise the oldest of those already evaluated, waiting for the first to
+    finish when none is, so that no evaluating thread idles behind a slower batch."""
+    if not in_order and not pending[0].result.done():
+        wait([slot.result for slot in pending], return_when=FIRST_COMPLETED)
+        for slot in pending:
+            if slot.result.done():
+                pending.remove(slot)
+                return slot
+    return pending.popleft()
 
 
 class Search:
@@ -320,6 +342,7 @@ class Search:
         centred = self._set_score_center(fp)
         reused = int(t.node_visits[self.root])
         most = most_in_flight(limits, self.config, reused, self._parallel)
+        in_order = backs_up_in_launch_order(limits)
         start = time.monotonic()
         next_update = start + interval
         playouts = 0
@@ -357,7 +380,7 @@ class Search:
                     in_flight += slot.leaves
                 if not pending:
                     break
-                slot = pending.popleft()  # oldest first, so a visit limit gives one tree
+                slot = _next_to_back_up(pending, in_order)
                 self._back_up(slot, fp, ip, color)
                 step = time.monotonic() - slot.launched
                 in_flight -= slot.leaves

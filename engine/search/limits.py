@@ -76,6 +76,14 @@ def should_stop(limits: SearchLimits, stop, tree, root_legal, visits: int, playo
                 > _remaining_playouts(limits, visits, playouts, elapsed))
 
 
+def backs_up_in_launch_order(limits: SearchLimits) -> bool:
+    """Whether a search backs its batches up in the order it launched them, whatever the order
+    they finish in: under a visit or playout limit without a time limit, whose search then
+    depends on its seed alone. Any other search's length depends on the clock (or on a stop)
+    anyway, and backs each batch up as soon as it is evaluated."""
+    return bool(limits.visits or limits.playouts) and not limits.seconds
+
+
 def most_in_flight(limits: SearchLimits, config: SearchConfig, root_visits: int,
                    parallel: int) -> float:
     """Leaves a search may have in flight at once (inf: no cap). Under a visit or playout

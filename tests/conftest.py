@@ -11,7 +11,10 @@ tests/data, so the checks against the transformer run in a plain clone.
 The run gets a home and cache of its own, empty at the start and removed at the end, before
 anything imports the engine: numba's compiled kernels, converted and quantized networks are made
 afresh, as a new user's first start makes them, and nothing is read from or written into the
-developer's home. Engines the tests start inherit it. Tests import nothing from this file:
+developer's home. Engines the tests start inherit it, and so do the two test processes
+pytest-xdist runs (setup.cfg's `-n 2`): the controller makes the home, its workers find it in
+DOSAKU_TEST_SANDBOX and share its caches (numba's and the network cache write files beside
+their names and rename them into place). Tests import nothing from this file:
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
 time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
 
@@ -36,8 +39,12 @@ from pathlib import Path
 if __name__ != "conftest" and "conftest" in sys.modules:  # see the docstring
     raise ImportError("tests/conftest.py is pytest's own: import nothing from it (a second run "
                       "of it makes a second home and drops NUMBA_CACHE_DIR)")
-SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
-atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("DOSAKU_TEST_SANDBOX"):
+    SANDBOX = Path(os.environ["DOSAKU_TEST_SANDBOX"])  # the run's, made by the controller
+else:
+    SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
+    atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
+    os.environ["DOSAKU_TEST_SANDBOX"] = str(SANDBOX)
 os.environ["HOME"] = str(SANDBOX / "home")
 os.environ["XDG_CACHE_HOME"] = str(SANDBOX / "home" / ".cache")
 os.environ.pop("NUMBA_CACHE_DIR", None)  # engine/__init__ keys it under XDG_CACHE_HOME

@@ -8,13 +8,17 @@ every such test is collected whether or not ../shared exists, so none disappears
 KataGo's outputs of the b6c96 net and of the transformer net Dosaku ships in weights/ are in
 tests/data, so the checks against the transformer run in a plain clone.
 
-The run gets a home and cache of its own, empty at the start and removed at the end, before
-anything imports the engine: numba's compiled kernels, converted and quantized networks are made
-afresh, as a new user's first start makes them, and nothing is read from or written into the
-developer's home. Engines the tests start inherit it, and so do the two test processes
-pytest-xdist runs (setup.cfg's `-n 2`): the controller makes the home, its workers find it in
-DOSAKU_TEST_SANDBOX and share its caches (numba's and the network cache write files beside
-their names and rename them into place). Tests import nothing from this file:
+The run gets a home of its own, empty at the start and removed at the end, before anything
+imports the engine, so nothing is read from or written into the developer's home and Dosaku
+cache. Its cache (XDG_CACHE_HOME: numba's compiled kernels, converted and quantized networks) is
+the one the test runs keep between them, in a folder keyed by everything the cached files
+depend on (tests/run_cache.py: DOSAKU_TEST_CACHE, by default ~/.cache/dosaku-tests): a run
+compiles the kernels only after a change to them, and the tests of a first start give their
+engines an empty cache of their own. Engines the tests start inherit both, and so do the two
+test processes pytest-xdist runs (setup.cfg's `-n 2`): the controller sets them up, its
+workers find the home in DOSAKU_TEST_SANDBOX and share the cache (numba's and the network
+cache write files beside their names and rename them into place). Tests import nothing from
+this file:
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
 time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
 
@@ -39,14 +43,16 @@ from pathlib import Path
 if __name__ != "conftest" and "conftest" in sys.modules:  # see the docstring
     raise ImportError("tests/conftest.py is pytest's own: import nothing from it (a second run "
                       "of it makes a second home and drops NUMBA_CACHE_DIR)")
+ROOT = Path(__file__).resolve().parents[1]
 if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("DOSAKU_TEST_SANDBOX"):
-    SANDBOX = Path(os.environ["DOSAKU_TEST_SANDBOX"])  # the run's, made by the controller
+    SANDBOX = Path(os.environ["DOSAKU_TEST_SANDBOX"])  # the controller set HOME and the cache
 else:
+    from tests.run_cache import cache_key, default_base, keyed_cache
     SANDBOX = Path(tempfile.mkdtemp(prefix="dosaku-tests-"))
     atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
     os.environ["DOSAKU_TEST_SANDBOX"] = str(SANDBOX)
-os.environ["HOME"] = str(SANDBOX / "home")
-os.environ["XDG_CACHE_HOME"] = str(SANDBOX / "home" / ".cache")
+    os.environ["XDG_CACHE_HOME"] = str(keyed_cache(default_base(), cache_key(ROOT)))
+    os.environ["HOME"] = str(SANDBOX / "home")
 os.environ.pop("NUMBA_CACHE_DIR", None)  # engine/__init__ keys it under XDG_CACHE_HOME
 
 import numpy as np
@@ -55,7 +61,6 @@ import pytest
 from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
 from dosaku.engine.rules import board as B
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"
 DATA = ROOT / "tests" / "data"

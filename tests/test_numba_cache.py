@@ -1,9 +1,12 @@
-"""The numba cache directory follows the engine's sources (engine/__init__.py)."""
+"""The numba cache directory follows the engine's sources (engine/__init__.py); the test runs'
+own cache follows everything its files depend on (tests/run_cache.py)."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.run_cache import LIBRARIES, cache_key, keyed_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,17 +49,59 @@ def test_explicit_numba_cache_dir_is_respected(tmp_path):
     assert out == str(tmp_path / "mine")
 
 
-def test_the_suite_runs_in_a_home_and_cache_of_its_own():
-    """conftest.py gives the run an empty home: every compiled kernel, conversion and int8 copy
-    is made afresh and lands there, never in the developer's home."""
+def test_the_suite_runs_in_a_home_of_its_own_and_the_keyed_test_cache():
+    """conftest.py gives the run an empty home, never the developer's, and the cache the test
+    runs keep, in the folder keyed by this checkout's sources and libraries: every compiled
+    kernel, conversion and int8 copy lands there."""
     import numba
 
     from dosaku.networks.cache import cache_dir
     home = Path.home()
-    sandbox = home.parent
-    assert home.name == "home" and sandbox.name.startswith("dosaku-tests-")
+    assert home.name == "home" and home.parent.name.startswith("dosaku-tests-")
+    keyed = Path(os.environ["XDG_CACHE_HOME"])
+    assert keyed.name == cache_key(ROOT) and not keyed.is_relative_to(home)
     # numba re-reads its NUMBA_* settings at each compile: read them as the next compile will
     numba.core.config.reload_config()
-    assert Path(numba.config.CACHE_DIR).is_relative_to(sandbox)
-    assert Path(os.environ["NUMBA_CACHE_DIR"]).is_relative_to(sandbox)
-    assert cache_dir().is_relative_to(sandbox)
+    assert Path(numba.config.CACHE_DIR).is_relative_to(keyed)
+    assert Path(os.environ["NUMBA_CACHE_DIR"]).is_relative_to(keyed)
+    assert cache_dir().is_relative_to(keyed)
+
+
+def copy_sources(root: Path, target: Path) -> Path:
+    for folder in ("engine", "networks", "gtp"):
+        for f in (root / folder).rglob("*.py"):
+            (target / f.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+            (target / f.relative_to(root)).write_bytes(f.read_bytes())
+    return target
+
+
+def test_the_test_cache_key_follows_what_the_cached_files_depend_on(tmp_path):
+    copy = copy_sources(ROOT, tmp_path / "copy")
+    versions = {name: "1.0" for name in LIBRARIES}
+    assert cache_key(copy) == cache_key(ROOT)  # the same sources, the installed libraries
+    key = cache_key(copy, versions)
+    gtp = copy / "gtp" / "server.py"
+    gtp.write_text("# not what a cached file depends on\n")
+    assert cache_key(copy, versions) == key
+    seen = {key}
+    for name in LIBRARIES:
+        seen.add(cache_key(copy, {**versions, name: "2.0"}))
+    for edited in ("engine/rules/board.py", "networks/katago_convert.py",
+                   "networks/int8_transformer.py"):
+        source = copy / edited
+        source.write_text(source.read_text() + "\n# edited\n")
+        seen.add(cache_key(copy, versions))
+    assert len(seen) == 1 + len(LIBRARIES) + 3
+
+
+def test_the_test_cache_keeps_the_most_recently_used_keys(tmp_path):
+    base = tmp_path / "dosaku-tests"
+    for n, key in enumerate("abcde"):
+        folder = keyed_cache(base, key, kept=3)
+        os.utime(folder, (1000 + n, 1000 + n))  # used in that order
+        (folder / "kernel").write_text(key)
+    assert sorted(p.name for p in base.iterdir()) == ["c", "d", "e"]
+    again = keyed_cache(base, "c", kept=3)  # used again: kept with its files, now the newest
+    assert (again / "kernel").read_text() == "c"
+    keyed_cache(base, "f", kept=3)
+    assert sorted(p.name for p in base.iterdir()) == ["c", "e", "f"]

@@ -6,7 +6,7 @@
 Positions: turns spread evenly over a game of a match record in records/ (19x19 or 9x9). Each
 engine, alone on the machine and one after the other, is given each position afresh
 (`clear_board`, the game's moves up to that turn, one `genmove` at a fixed time a move), so no
-visit is reused from a previous search. Dosaku's new playouts and seconds are read from the
+visit is reused from a previous search; Dosaku searches after a pass too (no friendly pass). Dosaku's new playouts and seconds are read from the
 line it writes to stderr after each genmove; KataGo's from its search log (`New playouts`,
 `Time taken`), run on the config given (KataGo's `gtp_example.cfg`) with its threads, time,
 visits, pondering, resignation and logging overridden. The figure is new visits over seconds
@@ -100,7 +100,7 @@ def measure(katago: str | None, katago_config: str | None, size: int, seconds: f
         raise Skip(f"no network at {model}")
     games = positions(size, count + 1)
     dosaku = [sys.executable, str(ROOT / "run_engine.py"), "--model", str(model),
-              "--time", str(seconds), "--resign-threshold", "0", *flags]
+              "--time", str(seconds), "--resign-threshold", "0", "--no-friendly-pass", *flags]
     figures = {}
     ours = search_figures(dosaku, size, games, dosaku_pairs)
     figures[" ".join(["dosaku", *flags]) + f" {size}x{size}"] = (ours, "visits/s")

@@ -6,13 +6,15 @@
 Positions: turns spread evenly over a game of a match record in records/ (19x19 or 9x9). Each
 engine, alone on the machine and one after the other, is given each position afresh
 (`clear_board`, the game's moves up to that turn, one `genmove` at a fixed time a move), so no
-visit is reused from a previous search; Dosaku searches after a pass too (no friendly pass). Dosaku's new playouts and seconds are read from the
-line it writes to stderr after each genmove; KataGo's from its search log (`New playouts`,
-`Time taken`), run on the config given (KataGo's `gtp_example.cfg`) with its threads, time,
-visits, pondering, resignation and logging overridden. The figure is new visits over seconds
+visit is reused from a previous search; Dosaku searches after a pass too (no friendly pass).
+Dosaku's new playouts and seconds are read from the line it writes to stderr after each
+genmove; KataGo's from its search log (`New playouts`, `Time taken`), run on the config given
+(KataGo's `gtp_example.cfg`) with its threads, time, visits, pondering, resignation and
+logging overridden. The figure is new visits over seconds
 searched, summed over the positions; the first position of each engine is a warm-up and left
 out. KataGo runs with each numSearchThreads asked (its Eigen backend then uses that many
-threads at most); the ratio is against its best.
+threads at most); the ratio is against its best. The CPU's model and vector flags are printed
+with the figures, since the ratio depends on them.
 """
 
 import argparse

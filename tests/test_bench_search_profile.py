@@ -26,6 +26,19 @@ def test_the_timers_count_every_evaluation_and_fit_in_the_search():
     assert set(alone) == {1, 2} and 0 < alone[1] < alone[2]
 
 
+def test_the_timers_are_taken_off_after_the_game():
+    from dosaku.engine.evaluators import features, onnx_evaluator
+    from dosaku.engine.search import backup, driver, selection
+    engine, _ = search_profile.play(9, 0.1, 1, [])
+    assert driver.select_batch is selection.select_batch
+    assert driver.expand_and_backup is backup.expand_and_backup
+    assert onnx_evaluator.fill_features is features.fill_features
+    assert driver._next_to_back_up.__module__ == driver.__name__
+    assert onnx_evaluator.to_evaluation.__module__ == onnx_evaluator.__name__
+    for owner in (engine.search, engine.search.evaluator, engine.search.evaluator.model):
+        assert not {"run", "evaluate", "_back_up", "_launch"} & set(vars(owner))
+
+
 def test_the_cpu_kind_names_the_model_and_the_vector_flags():
     assert cpu_kind(AVX2_ONLY) == "AMD EPYC 7B13: avx2 fma"
     assert cpu_kind(VNNI) == "AMD EPYC 9B14: avx2 fma avx512f avx512_vnni avx512_bf16"

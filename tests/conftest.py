@@ -13,8 +13,8 @@ imports the engine, so nothing is read from or written into the developer's home
 cache. Its cache (XDG_CACHE_HOME: numba's compiled kernels, converted and quantized networks) is
 the one the test runs keep between them, in a folder keyed by everything the cached files
 depend on (tests/run_cache.py: DOSAKU_TEST_CACHE, by default ~/.cache/dosaku-tests): a run
-compiles the kernels only after a change to them, and the tests of a first start give their
-engines an empty cache of their own. Engines the tests start inherit both, and so do the two
+compiles the kernels only after a change to them, two processes at once before its first test,
+and the tests of a first start give their engines an empty cache of their own. Engines the tests start inherit both, and so do the two
 test processes pytest-xdist runs (setup.cfg's `-n 2`): the controller sets them up, its
 workers find the home in DOSAKU_TEST_SANDBOX and share the cache (numba's and the network
 cache write files beside their names and rename them into place). Tests import nothing from
@@ -60,6 +60,10 @@ import pytest
 
 from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
 from dosaku.engine.rules import board as B
+
+if not os.environ.get("PYTEST_XDIST_WORKER"):  # before the test processes start
+    from tests.run_cache import compile_kernels
+    compile_kernels()
 
 SHARED = ROOT.parent / "shared"
 B6C96 = SHARED / "models" / "g170-b6c96-s175395328-d26788732.bin.gz"

@@ -12,6 +12,7 @@ tests that give an engine an empty cache of its own.
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -53,3 +54,28 @@ def keyed_cache(base: Path, key: str, kept: int = KEPT) -> Path:
     for old in others[kept - 1:]:
         shutil.rmtree(old, ignore_errors=True)
     return folder
+
+
+# what the two compiling processes run: the network's input features, the playouts and the
+# game and tree kernels beside the search's own (about the same time each)
+COMPILE_PARTS = (
+    "p.compile_evaluator('katago-v7'); p.compile_evaluator('rollout'); p.compile_game_and_tree()",
+    "from dosaku.engine.search.config import SearchConfig; p.compile_search(SearchConfig())",
+)
+
+
+def compile_kernels() -> bool:
+    """Compile the engine's kernels into numba's cache (NUMBA_CACHE_DIR, set by importing
+    dosaku.engine) when its search kernel is missing; whether it did. A part that fails is
+    said on stderr and left to the tests, which compile what they call and report the fault."""
+    from dosaku.engine.precompile import cache_is_cold
+    if not cache_is_cold():
+        return False
+    parts = [subprocess.Popen([sys.executable, "-c",
+                               f"from dosaku.engine import precompile as p; {code}"])
+             for code in COMPILE_PARTS]
+    for part in parts:
+        if part.wait() != 0:
+            print(f"tests: compiling ahead failed ({part.args[-1]}); the tests compile "
+                  "what they call", file=sys.stderr)
+    return True

@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests import run_cache
 from tests.run_cache import LIBRARIES, cache_key, keyed_cache
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,3 +108,25 @@ def test_the_test_cache_keeps_the_most_recently_used_keys(tmp_path):
     assert (again / "kernel").read_text() == "c"
     keyed_cache(base, "f", kept=3)
     assert sorted(p.name for p in base.iterdir()) == ["c", "e", "f"]
+
+
+@pytest.mark.slow  # a cold compile in two processes; every run from an empty cache makes it
+def test_compiling_ahead_fills_an_empty_cache(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    code = ("from tests.run_cache import compile_kernels; from dosaku.engine.precompile import "
+            "cache_is_cold; print(cache_is_cold(), compile_kernels(), cache_is_cold(), "
+            "compile_kernels())")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                         text=True, check=True, timeout=900).stdout.split()
+    assert out == ["True", "True", "False", "False"]  # compiled once, then found warm
+    names = {p.name.split("-")[0] for p in (tmp_path / "numba").rglob("*.nbi")}
+    assert {"selection.select_batch", "features.fill_batch", "backup.expand_and_backup"} <= names
+
+
+def test_a_failing_compile_ahead_is_said_and_left_to_the_tests(monkeypatch, capsys):
+    from dosaku.engine import precompile
+    monkeypatch.setattr(precompile, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(run_cache, "COMPILE_PARTS", ("raise SystemExit(3)", "pass"))
+    assert run_cache.compile_kernels()
+    err = capsys.readouterr().err
+    assert err.count("compiling ahead failed") == 1 and "SystemExit(3)" in err

@@ -13,11 +13,12 @@ imports the engine, so nothing is read from or written into the developer's home
 cache. Its cache (XDG_CACHE_HOME: numba's compiled kernels, converted and quantized networks) is
 the one the test runs keep between them, in a folder keyed by everything the cached files
 depend on (tests/run_cache.py: DOSAKU_TEST_CACHE, by default ~/.cache/dosaku-tests): a run
-compiles the kernels only after a change to them, two processes at once before its first test,
-and the tests of a first start give their engines an empty cache of their own. Engines the tests start inherit both, and so do the two
-test processes pytest-xdist runs (setup.cfg's `-n 2`): the controller sets them up, its
-workers find the home in DOSAKU_TEST_SANDBOX and share the cache (numba's and the network
-cache write files beside their names and rename them into place). Tests import nothing from
+compiles the kernels only after a change to them, two processes at once before its first
+test, and the tests of a first start give their engines an empty cache of their own. Engines
+the tests start inherit both, and so do the two test processes pytest-xdist runs (setup.cfg's
+`-n 2`): the controller sets them up, its workers find the home in DOSAKU_TEST_SANDBOX and
+share the cache (numba's and the network cache write files beside their names and rename them
+into place). Tests import nothing from
 this file:
 pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
 time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.

@@ -18,10 +18,9 @@ test, and the tests of a first start give their engines an empty cache of their 
 the tests start inherit both, and so do the two test processes pytest-xdist runs (setup.cfg's
 `-n 2`): the controller sets them up, its workers find the home in DOSAKU_TEST_SANDBOX and
 share the cache (numba's and the network cache write files beside their names and rename them
-into place). Tests import nothing from
-this file:
-pytest loads it as `conftest`, and `from tests.conftest import ...` would run it a second
-time, making a second home and dropping NUMBA_CACHE_DIR, so it refuses to.
+into place). Tests import nothing from this file: pytest loads it as `conftest`, and `from
+tests.conftest import ...` would run it a second time, making a second home and dropping
+NUMBA_CACHE_DIR, so it refuses to.
 
 A marker (registered in setup.cfg) sets the expensive tests apart: `slow` for the originals of
 checks the default run makes more cheaply (a wheel installed into a new venv, cold compiles, a

@@ -7,6 +7,10 @@ them. A change to any of those starts an empty folder, so no stale kernel or con
 be used; the cached networks are named by their source's sha256 as well (networks/cache.py).
 Only the most recently used folders are kept. The cold first start itself is checked by the
 tests that give an engine an empty cache of its own.
+
+On an empty folder the run compiles the engine's kernels before its first test, in two
+processes at once (`compile_kernels`): otherwise each test process would compile all of them
+itself, at the same time as the other.
 """
 
 import hashlib

@@ -26,9 +26,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from dosaku.bench.budget import KOMI
 from dosaku.bench.runner import B10_MODEL, cpu_kind
-
-KOMI = {9: 7.0, 19: 7.5}
 
 
 @dataclass
@@ -213,7 +212,7 @@ def main() -> None:
     alone = net_alone(model, max(1, engine.search._parallel), args.size, timers.batches,
                       args.alone_seconds)
     report(args.size, args.seconds, engine, timers, alone)
-    print(f"  (median batch size {statistics.median(sorted(timers.batches.elements())):g})")
+    print(f"  (median batch size {statistics.median(timers.batches.elements()):g})")
     print(f"CPU: {cpu_kind()}")
 
 

@@ -10,10 +10,10 @@ visit is reused from a previous search; Dosaku searches after a pass too (no fri
 Dosaku's new playouts and seconds are read from the line it writes to stderr after each
 genmove; KataGo's from its search log (`New playouts`, `Time taken`), run on the config given
 (KataGo's `gtp_example.cfg`) with its threads, time, visits, pondering, resignation and
-logging overridden. The figure is new visits over seconds
-searched, summed over the positions; the first position of each engine is a warm-up and left
-out. KataGo runs with each numSearchThreads asked (its Eigen backend then uses that many
-threads at most); the ratio is against its best. The CPU's model and vector flags are printed
+logging overridden. The figure is new visits over seconds searched, summed over the
+positions; the first position of each engine is a warm-up and left out. KataGo runs with each
+numSearchThreads asked (its Eigen backend then uses that many threads at most); the ratio is
+against its best. The CPU's model and vector flags are printed
 with the figures, since the ratio depends on them.
 """
 
@@ -27,13 +27,13 @@ from pathlib import Path
 from sgfmill import sgf
 
 from dosaku.bench.analysis import main_line
+from dosaku.bench.budget import KOMI
 from dosaku.bench.runner import B10_MODEL, Figures, Skip, cpu_kind, print_figures
 from dosaku.tournament.records import game_files
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = {19: ROOT / "records" / "b6c96-1s-vs-gnugo10-19x19.jsonl.gz",
          9: ROOT / "records" / "b6c96-100visits-vs-gnugo10-9x9.jsonl.gz"}
-KOMI = {9: 7.0, 19: 7.5}
 DOSAKU_LINE = re.compile(rb"^genmove \w [^:]+: \d+ visits, (\d+) playouts, ([\d.]+) s,")
 KATAGO_PLAYOUTS = re.compile(rb"^New playouts: (\d+)")
 KATAGO_TIME = re.compile(rb"^Time taken: ([\d.e+-]+)")

@@ -44,7 +44,8 @@ if __name__ != "conftest" and "conftest" in sys.modules:  # see the docstring
     raise ImportError("tests/conftest.py is pytest's own: import nothing from it (a second run "
                       "of it makes a second home and drops NUMBA_CACHE_DIR)")
 ROOT = Path(__file__).resolve().parents[1]
-if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("DOSAKU_TEST_SANDBOX"):
+WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))  # one of pytest-xdist's test processes
+if WORKER and os.environ.get("DOSAKU_TEST_SANDBOX"):
     SANDBOX = Path(os.environ["DOSAKU_TEST_SANDBOX"])  # the controller set HOME and the cache
 else:
     from tests.run_cache import cache_key, default_base, keyed_cache
@@ -61,7 +62,7 @@ import pytest
 from dosaku.engine.evaluators.evaluator import Capabilities, Evaluation
 from dosaku.engine.rules import board as B
 
-if not os.environ.get("PYTEST_XDIST_WORKER"):  # before the test processes start
+if not WORKER:  # before the test processes start
     from tests.run_cache import compile_kernels
     compile_kernels()
 

@@ -63,7 +63,8 @@ def keyed_cache(base: Path, key: str, kept: int = KEPT) -> Path:
 # what the two compiling processes run: the network's input features, the playouts and the
 # game and tree kernels beside the search's own (about the same time each)
 COMPILE_PARTS = (
-    "p.compile_evaluator('katago-v7'); p.compile_evaluator('rollout'); p.compile_game_and_tree()",
+    "from dosaku.engine.evaluators.features import FEATURE_SET; p.compile_evaluator(FEATURE_SET);"
+    " p.compile_evaluator('rollout'); p.compile_game_and_tree()",
     "from dosaku.engine.search.config import SearchConfig; p.compile_search(SearchConfig())",
 )
 

@@ -49,7 +49,7 @@ from dosaku.networks.loading import load_network
 args = parse_flags(sys.argv[1:])
 onnx_for(args.model)
 t = lap("network: find (or convert) its ONNX in the cache", t)
-played, original_model = load_network(args.model, args.int8, 1)
+played, original_model = load_network(args.model, args.int8, 1, products=args.int8_products)
 t = lap("network: int8 choice and onnxruntime session", t)
 config = engine_config(args)
 precompile.load_search_kernels(config.search, args.boardsize, args.boardsize)

@@ -17,14 +17,16 @@ def build_evaluator(args: argparse.Namespace):
         from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator
         from dosaku.networks.loading import load_network
         if not args.rollout_mix:  # one thread per evaluation, --threads of them at once
-            played, original = load_network(args.model, args.int8, 1, args.provider)
+            played, original = load_network(args.model, args.int8, 1, args.provider,
+                                             args.int8_products)
             return OnnxEvaluator(played, seed=args.seed, parallel_calls=args.threads,
                                  float_model=original)
         from dosaku.engine.evaluators.rollout import (  # one call at a time
             MixedEvaluator,
             RolloutEvaluator,
         )
-        played, original = load_network(args.model, args.int8, args.threads, args.provider)
+        played, original = load_network(args.model, args.int8, args.threads, args.provider,
+                                         args.int8_products)
         net = OnnxEvaluator(played, seed=args.seed, float_model=original)
         return MixedEvaluator(net, RolloutEvaluator(), lam=args.rollout_mix)
     if args.evaluator == "uniform":

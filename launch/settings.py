@@ -8,7 +8,7 @@ from it, so a setting is added or changed here alone. Importing it loads nothing
 from dataclasses import dataclass, replace
 
 from dosaku.engine.config import EngineConfig
-from dosaku.engine.evaluators.onnx_options import PROVIDERS
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS, INT8_PRODUCTS, PROVIDERS
 from dosaku.engine.search.config import EVALUATOR_KINDS, SearchConfig
 
 OUT_OF_RANGE = "{flag} {value:g} is out of range (see --help)"
@@ -123,6 +123,10 @@ SETTINGS = (  # in --help order
     Setting("int8", "run the network quantized to int8 (quantized once and cached; outputs "
             "within the net's own symmetry noise). Default: on for convolution nets on a CPU "
             "with AVX2, off for transformer nets (docs/performance.md has the speeds)", bool),
+    Setting("int8-products", "a transformer net's matrix products that --int8 quantizes: ffn "
+            "(the feed-forward up and gate products and the attention output) or all (every "
+            "product, weights in 7 bits: faster without VNNI, further from the float net)",
+            str, DEFAULT_INT8_PRODUCTS, choices=INT8_PRODUCTS),
     Setting("rollout-mix", "leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
             "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
             low=0.0, high=1.0, range_error=BETWEEN),

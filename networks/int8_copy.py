@@ -8,6 +8,7 @@ from __future__ import annotations
 import mmap
 from pathlib import Path
 
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS
 from dosaku.networks.cache import Model, cache_dir, lookup, note, sha256_of, store
 
 TRANSFORMER_MARK = b"attention_out:"  # the node name prefix of a katago_convert.ROLES role
@@ -27,11 +28,13 @@ def names_transformer_products(model: Model) -> bool:
         return data.find(TRANSFORMER_MARK) >= 0
 
 
-def int8_for(model: Model, asked: bool = True) -> Path | None:
+def int8_for(model: Model, asked: bool = True,
+             products: str = DEFAULT_INT8_PRODUCTS) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
     the copy shipped beside a shipped net, else the cached one, else, for a net a recipe
-    suits, quantized now (calibration self-play, up to a minute) into the cache. Unless the
-    user `asked` for int8, transformer nets play float32: their copy runs about as fast
+    suits, quantized now (calibration self-play, up to a minute) into the cache; a
+    transformer's by the recipe of `products` (int8_transformer.RECIPES). Unless the user
+    `asked` for int8, transformer nets play float32: their copy runs about as fast
     (docs/performance.md) and would cost a first start its calibration."""
     from dosaku.weights import shipped_int8_for
     if isinstance(model, Path):
@@ -48,7 +51,7 @@ def int8_for(model: Model, asked: bool = True) -> Path | None:
         return None
     graph = load_graph(model)
     stem = model.stem if isinstance(model, Path) else "converted"
-    key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph)}"
+    key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph, products)}"
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read
@@ -64,7 +67,7 @@ def int8_for(model: Model, asked: bool = True) -> Path | None:
     def write(out: Path) -> None:  # said once the cache is known to take it
         note(f"quantizing {model_label(model)} to int8 (calibration self-play, up to a minute; "
              f"cached in {cache_dir()})")
-        quantize(model, out)
+        quantize(model, out, products=products)
 
     try:
         return store(key, write)

@@ -21,21 +21,39 @@ Q/K/V projections, the second feed-forward layer and the nested blocks' 1x1 conv
 b10c384h6nbttflrs's 48 reference positions the white win rate moves by 0.002 on average with
 this recipe, against 0.003 between the float net's own symmetries (tests/test_quantize.py);
 Q/K/V or the second layer alone, quantized the same way, moved it by 0.003 and 0.005, and the
-1x1 convolutions alone, rounded plainly, by 0.004 and 0.014. Every product quantized, and
-onnxruntime's MatMulNBits, are compared with this recipe by bench/precision.py
+1x1 convolutions alone, rounded plainly, by 0.004 and 0.014. That recipe is "ffn"; "all"
+quantizes every product with weights in [-63, 63], which onnxruntime runs on its fast uint8 x int8
+kernel without VNNI too, at about four times the win rate's symmetry noise (`--int8-products`).
+These and onnxruntime's MatMulNBits are compared by bench/precision.py
 (docs/performance.md#reduced-precision-on-an-avx2-only-cpu).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS
+from dosaku.networks.katago_convert import ROLES
 
-RECIPE = "int8-ffn-up-attention-out-v1"  # part of the cache name: change it with the recipe
-QUANTIZED_ROLES = ("ffn_up", "ffn_gate", "attention_out")  # katago_convert.ROLES
+
+@dataclass(frozen=True)
+class Recipe:
+    """Which of a transformer's matrix products (katago_convert.ROLES) an int8 copy quantizes,
+    and to weights in [-levels, levels]."""
+    name: str  # part of the cache name: change it with the recipe
+    roles: tuple[str, ...]
+    levels: int
+
+
+RECIPES = {  # --int8-products NAME -> its recipe
+    "ffn": Recipe("int8-ffn-up-attention-out-v1", ("ffn_up", "ffn_gate", "attention_out"), 127),
+    "all": Recipe("int8-all-products-w7-v1", ROLES, 63),
+}
 SMOOTHING = 0.7  # SmoothQuant's alpha: 0.5 and 0.9 left larger output errors
 DAMPING = 0.01  # of the mean second moment, added to the diagonal (GPTQ's default)
 STATISTICS_BATCH = 8  # positions per network call while collecting the inputs' statistics
@@ -47,15 +65,16 @@ def role(node: onnx.NodeProto) -> str:
 
 
 def suits(graph: onnx.ModelProto) -> bool:
-    """Whether the graph has the named products this recipe quantizes."""
-    return any(role(node) in QUANTIZED_ROLES for node in graph.graph.node)
+    """Whether the graph has the named products these recipes quantize."""
+    return any(role(node) in ROLES for node in graph.graph.node)
 
 
 def quantize_products(graph: onnx.ModelProto, feeds: list[dict[str, np.ndarray]],
-                      roles: tuple[str, ...] = QUANTIZED_ROLES, levels: int = 127) -> None:
+                      roles: tuple[str, ...] = RECIPES[DEFAULT_INT8_PRODUCTS].roles,
+                      levels: int = RECIPES[DEFAULT_INT8_PRODUCTS].levels) -> None:
     """Quantize the graph's products of `roles` in place to weights in [-levels, levels];
-    `feeds` are calibration inputs (dicts of spatial [1,C,H,W] and global [1,G]). The other
-    roles and levels are for bench/precision.py's comparisons."""
+    `feeds` are calibration inputs (dicts of spatial [1,C,H,W] and global [1,G]). A Recipe
+    gives both; bench/precision.py's comparisons give others."""
     inits = {i.name: i for i in graph.graph.initializer}
     targets = [n for n in graph.graph.node if role(n) in roles and n.op_type == "MatMul"
                and n.input[1] in inits]

@@ -35,6 +35,7 @@ from onnx import numpy_helper
 
 from dosaku.engine.evaluators.features import NUM_GLOBAL, NUM_SPATIAL, fill_features
 from dosaku.engine.evaluators.onnx_evaluator import OnnxEvaluator, OnnxModel
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS
 from dosaku.engine.evaluators.positions import position_batch
 from dosaku.engine.rules.constants import PASS_POINT
 from dosaku.engine.rules.coords import point_from_action
@@ -82,9 +83,12 @@ def load_graph(src: Model) -> onnx.ModelProto:
     return onnx.load_from_string(src) if isinstance(src, bytes) else onnx.load(str(src))
 
 
-def recipe(graph: onnx.ModelProto) -> str:
-    """The name of the recipe that suits the net (part of its int8 copy's cache name)."""
-    return int8_transformer.RECIPE if int8_transformer.suits(graph) else RECIPE
+def recipe(graph: onnx.ModelProto, products: str = DEFAULT_INT8_PRODUCTS) -> str:
+    """The name of the recipe that suits the net (part of its int8 copy's cache name); for a
+    transformer, the one of `products` (int8_transformer.RECIPES)."""
+    if int8_transformer.suits(graph):
+        return int8_transformer.RECIPES[products].name
+    return RECIPE
 
 
 def unsupported(graph: onnx.ModelProto) -> str | None:
@@ -125,10 +129,11 @@ def relu_ranges(graph: onnx.ModelProto) -> int:
     return changed
 
 
-def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
+def quantize(src: Model | str, dst: str | Path, seed: int = 0,
+             products: str = DEFAULT_INT8_PRODUCTS) -> Path:
     """Write the int8 version of the float32 model `src` (a file or a serialized model) to
-    `dst` by the recipe that suits it (see the module docstring); ValueError for a net no
-    recipe suits."""
+    `dst` by the recipe that suits it (see the module docstring; for a transformer, that of
+    `products`); ValueError for a net no recipe suits."""
     src = src if isinstance(src, bytes) else Path(src)
     graph = load_graph(src)
     reason = unsupported(graph)
@@ -139,7 +144,8 @@ def quantize(src: Model | str, dst: str | Path, seed: int = 0) -> Path:
     if int8_transformer.suits(graph):
         feeds = [f for size, komi, games, moves in TRANSFORMER_CALIBRATION
                  for f in self_play_inputs(model, size, komi, games, rng, moves)]
-        int8_transformer.quantize_products(graph, feeds)
+        chosen = int8_transformer.RECIPES[products]
+        int8_transformer.quantize_products(graph, feeds, chosen.roles, chosen.levels)
         onnx.save(graph, str(dst))
         return Path(dst)
     feeds = [f for size, komi, games in CALIBRATION
@@ -161,8 +167,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="float32 .onnx or a KataGo .bin.gz")
     ap.add_argument("output")
+    ap.add_argument("--products", choices=tuple(int8_transformer.RECIPES),
+                    default=DEFAULT_INT8_PRODUCTS,
+                    help="a transformer's products to quantize (int8_transformer.RECIPES)")
     args = ap.parse_args(argv)
-    print(quantize(onnx_for(args.input), args.output))
+    print(quantize(onnx_for(args.input), args.output, products=args.products))
     return 0
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from dosaku import weights
 from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
+from dosaku.launch.factory import build_evaluator
+from dosaku.launch.flags import parse_flags
 from dosaku.networks import cache, int8_transformer, quantize
 from dosaku.networks.loading import load_network
 from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer
@@ -182,13 +184,29 @@ def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, m
     played, original = load_network(path, int8=True)
     assert original is not None and is_int8(played)
     assert played.source.stem.startswith(cache.Path(original).stem)
-    assert int8_transformer.RECIPE in played.source.name
+    assert int8_transformer.RECIPES["ffn"].name in played.source.name
     ours, theirs = outputs(played), outputs(OnnxModel(original))
     for key in ("value", "score", "policy"):
         np.testing.assert_allclose(ours[key], theirs[key], atol=0.05 * np.abs(theirs[key]).max())
     smoothed = [n for n in onnx.load(str(played.source)).graph.node
                 if n.output[0].endswith("_smoothed")]
     assert len(smoothed) == (structure == "gqa-fixed-rope")  # its one attention block
+
+
+def test_int8_products_all_quantizes_every_product_into_a_copy_of_its_own(tmp_path, monkeypatch):
+    """--int8-products all (launch/factory.py hands it to load_network): every named product
+    of the transformer in int8, cached under its recipe's name beside the default recipe's."""
+    path = tmp_path / "tf.bin.gz"
+    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
+    args = parse_flags(["--model", str(path), "--int8", "--int8-products", "all"])
+    played = build_evaluator(args).model
+    assert int8_transformer.RECIPES["all"].name in played.source.name
+    graph = onnx.load(str(played.source)).graph
+    assert not any(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
+    default, _ = load_network(path, int8=True)
+    assert default.source != played.source
+    assert int8_transformer.RECIPES["ffn"].name in default.source.name
 
 
 def test_attention_the_converter_did_not_name_plays_float32(tmp_path, monkeypatch, capfd):

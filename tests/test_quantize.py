@@ -10,11 +10,14 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from onnx import numpy_helper
 
 from dosaku.engine.evaluators import onnx_evaluator as oe
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS, INT8_PRODUCTS
 from dosaku.engine.evaluators.raw_nn import RawNN, raw_nn_batch
 from dosaku.networks import int8_transformer
 from dosaku.networks import quantize as q
+from dosaku.networks.katago_convert import ROLES
 from tests.test_katago_reference import raw_nn, replay
 
 
@@ -121,7 +124,7 @@ def b10_int8_briefly_calibrated(b10_onnx, tmp_path_factory):
 
 def test_transformer_recipe_quantizes_ffn_up_and_attention_out_only(
         b10_onnx, b10_int8_briefly_calibrated):
-    assert q.recipe(onnx.load(str(b10_onnx))) == int8_transformer.RECIPE
+    assert q.recipe(onnx.load(str(b10_onnx))) == int8_transformer.RECIPES["ffn"].name
     graph = onnx.load(str(b10_int8_briefly_calibrated)).graph
     quantized = Counter(int8_transformer.role(n) for n in graph.node
                         if n.op_type == "DynamicQuantizeMatMul")
@@ -129,6 +132,30 @@ def test_transformer_recipe_quantizes_ffn_up_and_attention_out_only(
     float_roles = Counter(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
     assert float_roles["attention_q"] == float_roles["ffn_down"] == 20
     assert not any(n.op_type == "Mul" and n.output[0].endswith("_smoothed") for n in graph.node)
+
+
+def test_the_all_products_recipe_quantizes_every_product_to_7_bit_weights(b10_onnx, tmp_path):
+    """--int8-products all: all seven products of each of the 20 blocks in int8, every weight
+    in [-63, 63] (what onnxruntime's uint8 x int8 kernel without VNNI adds without saturating),
+    under a cache name of its own."""
+    assert q.recipe(onnx.load(str(b10_onnx)), "all") == int8_transformer.RECIPES["all"].name
+    assert int8_transformer.RECIPES["all"].name != int8_transformer.RECIPES["ffn"].name
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(q, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
+        graph = onnx.load(str(q.quantize(b10_onnx, tmp_path / "all.onnx", products="all"))).graph
+    quantized = [n for n in graph.node if n.op_type == "DynamicQuantizeMatMul"]
+    assert Counter(int8_transformer.role(n) for n in quantized) == {
+        role: 20 for role in ROLES}
+    assert not any(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    for node in quantized:
+        weights = inits[node.input[1]]
+        assert weights.dtype == np.int8 and np.abs(weights).max() <= 63, node.name
+
+
+def test_the_recipes_are_the_products_the_engine_offers():
+    assert tuple(int8_transformer.RECIPES) == INT8_PRODUCTS
+    assert DEFAULT_INT8_PRODUCTS in INT8_PRODUCTS
 
 
 def errors(outputs: dict[str, RawNN], reference: dict) -> dict[str, np.ndarray]:

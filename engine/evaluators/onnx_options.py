@@ -30,6 +30,11 @@ INT8_FAST_FLAG = "avx2"
 INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
 
 
+# --int8-products: the recipes of a transformer net's int8 copy (networks/int8_transformer.RECIPES)
+INT8_PRODUCTS = ("ffn", "all")
+DEFAULT_INT8_PRODUCTS = "ffn"
+
+
 def cpu_flags(cpuinfo: str | None = None) -> set[str]:
     """The CPU's feature flags from Linux's /proc/cpuinfo (or the text given); empty where
     there is none to read."""

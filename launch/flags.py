@@ -6,7 +6,7 @@ import logging
 import sys
 from pathlib import Path
 
-from dosaku.engine.evaluators.onnx_options import cpu_runs_int8_fast
+from dosaku.engine.evaluators.onnx_options import cpu_runs_int8_fast, int8_products_for_cpu
 from dosaku.launch.settings import SETTINGS, SWITCHES, Setting, parse_bool
 from dosaku.weights import (
     DEFAULT_ALIAS,
@@ -98,6 +98,8 @@ def parse_flags(argv: list[str] | None = None) -> argparse.Namespace:
     if args.int8 is None and not (args.evaluator == "onnx" and args.provider == "cpu"
                                   and cpu_runs_int8_fast()):
         args.int8 = False  # else None: the net decides (networks/loading.py)
+    if args.int8_products is None:
+        args.int8_products = int8_products_for_cpu()
     if args.rollout_mix and args.evaluator != "onnx":
         ap.error("--rollout-mix mixes playouts into a network's values: it needs --model")
     return args

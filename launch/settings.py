@@ -8,7 +8,7 @@ from it, so a setting is added or changed here alone. Importing it loads nothing
 from dataclasses import dataclass, replace
 
 from dosaku.engine.config import EngineConfig
-from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS, INT8_PRODUCTS, PROVIDERS
+from dosaku.engine.evaluators.onnx_options import INT8_PRODUCTS, PROVIDERS
 from dosaku.engine.search.config import EVALUATOR_KINDS, SearchConfig
 
 OUT_OF_RANGE = "{flag} {value:g} is out of range (see --help)"
@@ -120,13 +120,15 @@ SETTINGS = (  # in --help order
             field="search.batch_size", live=True),
     Setting("threads", "network evaluations run at once, one thread each, while the search "
             "selects the next batch (default 2)", int, 2),
-    Setting("int8", "run the network quantized to int8 (quantized once and cached; outputs "
-            "within the net's own symmetry noise). Default: on for convolution nets on a CPU "
-            "with AVX2, off for transformer nets (docs/performance.md has the speeds)", bool),
-    Setting("int8-products", "a transformer net's matrix products that --int8 quantizes: ffn "
-            "(the feed-forward up and gate products and the attention output) or all (every "
-            "product, weights in 7 bits: faster without VNNI, further from the float net)",
-            str, DEFAULT_INT8_PRODUCTS, choices=INT8_PRODUCTS),
+    Setting("int8", "run the network quantized to int8 (quantized once and cached). Default: "
+            "on for convolution nets on a CPU with AVX2, and for transformer nets on one with "
+            "AVX2 and no VNNI, where their copy won at equal time (a first start plays float32 "
+            "while it is made in the background); off elsewhere (docs/networks.md#int8)", bool),
+    Setting("int8-products", "a transformer net's matrix products that its int8 copy "
+            "quantizes: ffn (the feed-forward up and gate products and the attention output) "
+            "or all (every product, weights in 7 bits: faster, further from the float net). "
+            "Default: all on a CPU with AVX2 and no VNNI, where transformer nets play int8 by "
+            "default, ffn elsewhere", str, choices=INT8_PRODUCTS),
     Setting("rollout-mix", "leaf value = (1 - LAMBDA) network + LAMBDA random playout (0..1; "
             "default 0, the network alone; needs a network)", float, 0.0, metavar="LAMBDA",
             low=0.0, high=1.0, range_error=BETWEEN),

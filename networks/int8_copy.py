@@ -1,14 +1,24 @@
 """The int8 copy of a float32 network that plays in its place: the copy shipped beside a shipped
 net, else the one in the user's cache (networks/cache.py), else one quantized now
-(networks/quantize.py) into that cache. Any failure on the way leaves float32 playing, said in
-one line on stderr."""
+(networks/quantize.py) into that cache. A transformer net that plays int8 by default does not
+make its first start wait for the calibration: that start plays float32 while a helper process,
+`python -m dosaku.networks.int8_copy MODEL PRODUCTS`, makes the copy for the starts after it.
+Any failure on the way leaves float32 playing, said in one line on stderr."""
 
 from __future__ import annotations
 
+import fcntl
 import mmap
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS
+from dosaku.engine.evaluators.onnx_options import (
+    INT8_RECIPES,
+    cpu_plays_transformers_in_int8,
+    int8_products_for_cpu,
+)
 from dosaku.networks.cache import Model, cache_dir, lookup, note, sha256_of, store
 
 TRANSFORMER_MARK = b"attention_out:"  # the node name prefix of a katago_convert.ROLES role
@@ -28,30 +38,65 @@ def names_transformer_products(model: Model) -> bool:
         return data.find(TRANSFORMER_MARK) >= 0
 
 
-def int8_for(model: Model, asked: bool = True,
-             products: str = DEFAULT_INT8_PRODUCTS) -> Path | None:
+def copy_key(model: Model, recipe_name: str) -> str:
+    """The cache name of the model's int8 copy by a recipe (networks/cache.store adds a hash)."""
+    stem = model.stem if isinstance(model, Path) else "converted"
+    return f"{stem}-{sha256_of(model)[:16]}-{recipe_name}"
+
+
+def transformer_default(model: Model, products: str) -> Path | None:
+    """What a transformer net plays without --int8 or --no-int8: float32 where its copy has not
+    won at equal time; elsewhere the cached copy of `products`, or float32 for this start while
+    a helper makes that copy in the background (its calibration would cost a first start
+    half a minute)."""
+    if not cpu_plays_transformers_in_int8():
+        note("playing float32: transformer nets are not quantized by default on this CPU "
+             "(--int8 to do so)")
+        return None
+    if isinstance(model, bytes):
+        note("playing float32: the network converted in memory has no int8 copy to cache")
+        return None
+    try:
+        found = lookup(copy_key(model, INT8_RECIPES[products]))
+    except OSError as err:  # a damaged copy (now removed) or an unreadable cache
+        note(f"int8 copy unusable ({err})")
+        found = None
+    if found is not None:
+        return found
+    try:
+        subprocess.Popen([sys.executable, "-m", __name__, str(model), products],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError as err:
+        note(f"int8 copy not started ({err}): playing float32")
+        return None
+    note(f"playing float32 while the int8 copy of {products} products is made in the "
+         f"background into {cache_dir()} for later starts (--no-int8 to keep float32)")
+    return None
+
+
+def int8_for(model: Model, asked: bool = True, products: str | None = None) -> Path | None:
     """The int8 copy of a float32 ONNX model, or None after saying on stderr why float32 plays:
     the copy shipped beside a shipped net, else the cached one, else, for a net a recipe
     suits, quantized now (calibration self-play, up to a minute) into the cache; a
-    transformer's by the recipe of `products` (int8_transformer.RECIPES). Unless the user
-    `asked` for int8, transformer nets play float32: their copy runs about as fast
-    (docs/performance.md) and would cost a first start its calibration."""
+    transformer's by the recipe of `products` (int8_transformer.RECIPES; None: this CPU's,
+    onnx_options.int8_products_for_cpu). Unless the user `asked` for int8, a transformer net
+    plays what transformer_default says."""
     from dosaku.weights import shipped_int8_for
+    products = products or int8_products_for_cpu()
     if isinstance(model, Path):
         shipped = shipped_int8_for(model)
         if shipped is not None:
             return shipped
     if not asked and names_transformer_products(model):
-        note("playing float32: transformer nets are not quantized by default (--int8 to do so)")
-        return None
+        return transformer_default(model, products)
     try:
         from dosaku.networks.quantize import load_graph, quantize, recipe, unsupported
     except ImportError as err:
         note(f"int8 unavailable ({err}): playing float32")
         return None
     graph = load_graph(model)
-    stem = model.stem if isinstance(model, Path) else "converted"
-    key = f"{stem}-{sha256_of(model)[:16]}-{recipe(graph, products)}"
+    key = copy_key(model, recipe(graph, products))
     try:
         found = lookup(key)
     except OSError as err:  # a damaged copy, or a cache that cannot be read
@@ -74,3 +119,22 @@ def int8_for(model: Model, asked: bool = True,
     except Exception as err:  # an optional speed-up: any failure leaves float32 playing
         note(f"int8 copy not made ({type(err).__name__}: {err}): playing float32")
         return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The background helper: make MODEL's int8 copy of PRODUCTS in the cache, at the lowest
+    priority, unless another helper is making it (each holds a lock in the cache)."""
+    model, products = sys.argv[1:] if argv is None else argv
+    os.nice(19)
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{copy_key(Path(model), INT8_RECIPES[products])}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return 0
+        return 0 if int8_for(Path(model), asked=True, products=products) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

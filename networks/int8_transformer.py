@@ -37,7 +37,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
-from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS
+from dosaku.engine.evaluators.onnx_options import DEFAULT_INT8_PRODUCTS, INT8_RECIPES
 from dosaku.networks.katago_convert import ROLES
 
 
@@ -51,8 +51,8 @@ class Recipe:
 
 
 RECIPES = {  # --int8-products NAME -> its recipe
-    "ffn": Recipe("int8-ffn-up-attention-out-v1", ("ffn_up", "ffn_gate", "attention_out"), 127),
-    "all": Recipe("int8-all-products-w7-v1", ROLES, 63),
+    "ffn": Recipe(INT8_RECIPES["ffn"], ("ffn_up", "ffn_gate", "attention_out"), 127),
+    "all": Recipe(INT8_RECIPES["all"], ROLES, 63),
 }
 SMOOTHING = 0.7  # SmoothQuant's alpha: 0.5 and 0.9 left larger output errors
 DAMPING = 0.01  # of the mean second moment, added to the diagonal (GPTQ's default)

@@ -4,9 +4,11 @@ a damaged or half-written cache file, a cache that cannot be written), each said
 line; a damaged conversion is made again, an unwritable cache means converting in memory."""
 
 import errno
+import fcntl
 import gzip
 import shutil
 import sys
+import time
 
 import numpy as np
 import onnx
@@ -16,7 +18,7 @@ from dosaku import weights
 from dosaku.engine.evaluators.onnx_evaluator import OnnxModel
 from dosaku.launch.factory import build_evaluator
 from dosaku.launch.flags import parse_flags
-from dosaku.networks import cache, int8_transformer, quantize
+from dosaku.networks import cache, int8_copy, int8_transformer, quantize
 from dosaku.networks.loading import load_network
 from tests.test_katago_convert import TinyWriter, random_inputs, transformer_writer
 
@@ -141,14 +143,45 @@ def test_the_shipped_nets_bring_their_int8_copies(monkeypatch, capfd):
 
 
 def test_the_transformer_default_plays_float32_unless_int8_is_asked_for(monkeypatch, capfd):
-    """Left to the net (int8=None), a transformer is not quantized: its int8 copy is hardly
-    faster and would cost a first start its calibration; a convolution net takes its copy."""
+    """Left to the net (int8=None) on a CPU with VNNI, a transformer is not quantized: its
+    int8 copy has not been judged by play there; a convolution net takes its copy."""
+    monkeypatch.setattr(int8_copy, "cpu_plays_transformers_in_int8", lambda: False)
     monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("quantized by default"))
     played, original = load_network(weights.default_model_path(), int8=None)
     assert original is None and not is_int8(played)
     assert "transformer nets are not quantized by default" in " ".join(stderr_lines(capfd))
     played, original = load_network(weights.model_path("dosaku-b4c64"), int8=None)
     assert is_int8(played) and original == weights.model_path("dosaku-b4c64")
+
+
+def test_on_avx2_a_transformer_plays_float32_while_a_helper_makes_its_copy(
+        tmp_path, monkeypatch, capfd):
+    """Left to the net on a CPU with AVX2 and no VNNI, a transformer's first start plays
+    float32 at once and a helper process makes the copy of every product in the cache (one
+    helper at a time: another finds the lock held and leaves); the next start plays it."""
+    monkeypatch.setattr(int8_copy, "cpu_plays_transformers_in_int8", lambda: True)
+    monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("quantized in process"))
+    path = tmp_path / "tf.bin.gz"
+    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    source = cache.onnx_for(path)
+    key = int8_copy.copy_key(source, int8_transformer.RECIPES["all"].name)
+    cache.cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache.cache_dir() / f"{key}.lock", "w") as lock:  # a helper at work
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert int8_copy.main([str(source), "all"]) == 0  # leaves at once
+        assert cache.lookup(key) is None
+    played, original = load_network(path, int8=None, products="all")
+    assert original is None and not is_int8(played)
+    assert "made in the background" in " ".join(stderr_lines(capfd))
+    deadline = time.monotonic() + 300
+    while cache.lookup(key) is None:
+        assert time.monotonic() < deadline, "the helper made no copy"
+        time.sleep(0.5)
+    played, original = load_network(path, int8=None, products="all")
+    assert is_int8(played) and original == source and played.source == cache.lookup(key)
+    graph = onnx.load(str(played.source)).graph
+    assert not any(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
+    assert stderr_lines(capfd) == []
 
 
 def test_a_shipped_int8_copy_that_does_not_match_its_card_is_not_used(tmp_path, monkeypatch):

@@ -425,6 +425,18 @@ def test_int8_dot_instructions_are_read_from_the_cpu_flags():
     assert not cpu_has_int8_dot("flags\t\t: fpu sse2 avx avx2 fma\nbugs\t\t: avx_vnni\n")
 
 
+def test_transformer_nets_play_int8_of_every_product_by_default_on_avx2_without_vnni():
+    from dosaku.engine.evaluators.onnx_options import (
+        cpu_plays_transformers_in_int8,
+        int8_products_for_cpu,
+    )
+    avx2_only = "flags\t\t: fpu sse2 avx avx2 fma\n"
+    for vnni in ("flags\t\t: fpu avx2 avx512f avx512_vnni\n", "flags\t\t: fpu avx2 avx_vnni\n"):
+        assert not cpu_plays_transformers_in_int8(vnni) and int8_products_for_cpu(vnni) == "ffn"
+    assert cpu_plays_transformers_in_int8(avx2_only) and int8_products_for_cpu(avx2_only) == "all"
+    assert not cpu_plays_transformers_in_int8("flags\t\t: fpu sse2 avx\n")
+
+
 @pytest.mark.parametrize("int8_dot", [True, False])
 def test_saturation_work_around_only_on_cpus_without_int8_dot_products(monkeypatch, int8_dot):
     """session.x64quantprecision keeps AVX2's saturating uint8 x int8 sums off full-range

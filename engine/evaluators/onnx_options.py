@@ -30,8 +30,11 @@ INT8_FAST_FLAG = "avx2"
 INT8_DOT_FLAGS = ("avx512_vnni", "avx_vnni", "amx_int8")
 
 
-# --int8-products: the recipes of a transformer net's int8 copy (networks/int8_transformer.RECIPES)
-INT8_PRODUCTS = ("ffn", "all")
+# --int8-products NAME: the recipes of a transformer net's int8 copy (the products
+# networks/int8_transformer.RECIPES quantizes), by the name of their copies in the cache (change
+# a recipe's name with the recipe)
+INT8_RECIPES = {"ffn": "int8-ffn-up-attention-out-v1", "all": "int8-all-products-w7-v1"}
+INT8_PRODUCTS = tuple(INT8_RECIPES)
 DEFAULT_INT8_PRODUCTS = "ffn"
 
 
@@ -60,3 +63,16 @@ def cpu_has_int8_dot(cpuinfo: str | None = None) -> bool:
     """Whether the CPU multiplies uint8 by int8 without saturating sums (VNNI or AMX), so that
     onnxruntime needs no precision work-around for full-range int8 weights."""
     return any(flag in cpu_flags(cpuinfo) for flag in INT8_DOT_FLAGS)
+
+
+def cpu_plays_transformers_in_int8(cpuinfo: str | None = None) -> bool:
+    """Whether transformer nets play an int8 copy by default: on CPUs with AVX2 and no int8 dot
+    products, where the copy of every product won at equal time (docs/strength.md#int8-and-float32);
+    with VNNI or AMX no match has judged it yet."""
+    return cpu_runs_int8_fast(cpuinfo) and not cpu_has_int8_dot(cpuinfo)
+
+
+def int8_products_for_cpu(cpuinfo: str | None = None) -> str:
+    """The recipe of a transformer's int8 copy where --int8-products is not given: every product
+    where transformer nets play int8 by default, else DEFAULT_INT8_PRODUCTS."""
+    return "all" if cpu_plays_transformers_in_int8(cpuinfo) else DEFAULT_INT8_PRODUCTS

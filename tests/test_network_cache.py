@@ -214,7 +214,7 @@ def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, m
     path = tmp_path / "tf.bin.gz"
     path.write_bytes(gzip.compress(transformer_writer(structure).encode(binary=True)))
     monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
-    played, original = load_network(path, int8=True)
+    played, original = load_network(path, int8=True, products="ffn")
     assert original is not None and is_int8(played)
     assert played.source.stem.startswith(cache.Path(original).stem)
     assert int8_transformer.RECIPES["ffn"].name in played.source.name
@@ -228,7 +228,7 @@ def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, m
 
 def test_int8_products_all_quantizes_every_product_into_a_copy_of_its_own(tmp_path, monkeypatch):
     """--int8-products all (launch/factory.py hands it to load_network): every named product
-    of the transformer in int8, cached under its recipe's name beside the default recipe's."""
+    of the transformer in int8, cached under its recipe's name beside the ffn recipe's."""
     path = tmp_path / "tf.bin.gz"
     path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
     monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
@@ -237,9 +237,9 @@ def test_int8_products_all_quantizes_every_product_into_a_copy_of_its_own(tmp_pa
     assert int8_transformer.RECIPES["all"].name in played.source.name
     graph = onnx.load(str(played.source)).graph
     assert not any(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
-    default, _ = load_network(path, int8=True)
-    assert default.source != played.source
-    assert int8_transformer.RECIPES["ffn"].name in default.source.name
+    ffn, _ = load_network(path, int8=True, products="ffn")
+    assert ffn.source != played.source
+    assert int8_transformer.RECIPES["ffn"].name in ffn.source.name
 
 
 def test_attention_the_converter_did_not_name_plays_float32(tmp_path, monkeypatch, capfd):
@@ -310,7 +310,7 @@ def test_an_unwritable_cache_means_float32(float_net, tmp_path, monkeypatch, cap
 
 
 def test_a_full_disk_means_float32(float_net, monkeypatch, capfd):
-    def disk_full(model, out):
+    def disk_full(model, out, products):
         out.write_bytes(b"\0" * 10)
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(quantize, "quantize", disk_full)

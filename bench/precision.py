@@ -116,7 +116,7 @@ def copies(path, feeds, names: list[str] | None = None) -> dict[str, bytes]:
     every = ROLES + tuple(FUSED)
 
     def int8_all(graph):
-        it.quantize_products(graph, feeds, every, 63)
+        it.quantize_products(graph, feeds, every, it.RECIPES["all"].levels)
     recipes = {
         "float32": (),
         "float32 fused": (fuse,),

@@ -31,6 +31,13 @@ def own_cache(tmp_path, monkeypatch):
     return tmp_path / "xdg" / "dosaku"
 
 
+def miniature_transformer(folder, structure: str = "real-in-miniature"):
+    """A KataGo transformer model file of test_katago_convert's miniature structures."""
+    path = folder / "tf.bin.gz"
+    path.write_bytes(gzip.compress(transformer_writer(structure).encode(binary=True)))
+    return path
+
+
 @pytest.fixture
 def katago_file(tmp_path):
     """A tiny KataGo model file with random weights."""
@@ -161,8 +168,7 @@ def test_on_avx2_a_transformer_plays_float32_while_a_helper_makes_its_copy(
     helper at a time: another finds the lock held and leaves); the next start plays it."""
     monkeypatch.setattr(int8_copy, "cpu_plays_transformers_in_int8", lambda: True)
     monkeypatch.setattr(quantize, "quantize", lambda *_: pytest.fail("quantized in process"))
-    path = tmp_path / "tf.bin.gz"
-    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    path = miniature_transformer(tmp_path)
     source = cache.onnx_for(path)
     key = int8_copy.copy_key(source, int8_transformer.RECIPES["all"].name)
     cache.cache_dir().mkdir(parents=True, exist_ok=True)
@@ -211,8 +217,7 @@ def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, m
     """A KataGo transformer net converted here gets an int8 copy in the cache by the
     transformer recipe, whose outputs stay near the float net's; with grouped KV heads the
     smoothing of the attention output cannot be folded into V's weights and is a Mul."""
-    path = tmp_path / "tf.bin.gz"
-    path.write_bytes(gzip.compress(transformer_writer(structure).encode(binary=True)))
+    path = miniature_transformer(tmp_path, structure)
     monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
     played, original = load_network(path, int8=True, products="ffn")
     assert original is not None and is_int8(played)
@@ -229,8 +234,7 @@ def test_a_transformer_net_is_quantized_by_its_own_recipe(structure, tmp_path, m
 def test_int8_products_all_quantizes_every_product_into_a_copy_of_its_own(tmp_path, monkeypatch):
     """--int8-products all (launch/factory.py hands it to load_network): every named product
     of the transformer in int8, cached under its recipe's name beside the ffn recipe's."""
-    path = tmp_path / "tf.bin.gz"
-    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    path = miniature_transformer(tmp_path)
     monkeypatch.setattr(quantize, "TRANSFORMER_CALIBRATION", ((9, 7.0, 1, 30),))
     args = parse_flags(["--model", str(path), "--int8", "--int8-products", "all"])
     played = build_evaluator(args).model
@@ -243,8 +247,7 @@ def test_int8_products_all_quantizes_every_product_into_a_copy_of_its_own(tmp_pa
 
 
 def test_attention_the_converter_did_not_name_plays_float32(tmp_path, monkeypatch, capfd):
-    path = tmp_path / "tf.bin.gz"
-    path.write_bytes(gzip.compress(transformer_writer("real-in-miniature").encode(binary=True)))
+    path = miniature_transformer(tmp_path)
     graph = onnx.load(str(cache.onnx_for(path)))
     for node in graph.graph.node:
         node.name = ""

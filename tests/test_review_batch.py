@@ -4,6 +4,7 @@ a broken game reported without stopping the others, an interrupted run resumed."
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -99,12 +100,20 @@ def free_port() -> int:
 
 
 @pytest.mark.slow  # a Ray cluster takes a while to start and stop
-def test_ray_cluster_workers_review_a_folder(games, tmp_path):
+@pytest.mark.parametrize("token", [False, True], ids=["no-token", "token-in-home"])
+def test_ray_cluster_workers_review_a_folder(games, tmp_path, token):
     """A head node started as a user starts one (`ray start --head`, here with --block so
-    that the test owns its processes and ends them alone, not every Ray on the machine)."""
+    that the test owns its processes and ends them alone, not every Ray on the machine), in a
+    home of its own. Where that home holds a token (as any earlier local `ray.init()` leaves
+    one), the head demands it, and the review must send it."""
     ray = shutil.which("ray", path=os.path.dirname(sys.executable))
     assert ray, "the test extra installs ray"
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")  # workers import the installed dosaku
+    home = tmp_path / "home"
+    (home / ".ray").mkdir(parents=True)
+    if token:
+        (home / ".ray" / "auth_token").write_text(secrets.token_hex(32))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}
+    env.update(HOME=str(home), RAY_USAGE_STATS_ENABLED="0")  # workers import the installed dosaku
     port = free_port()
     short = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay short
     head = subprocess.Popen([ray, "start", "--head", "--block", f"--port={port}",
@@ -113,11 +122,14 @@ def test_ray_cluster_workers_review_a_folder(games, tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env, start_new_session=True)
     try:
+        said = []
         for line in head.stdout:
+            said.append(line)
             if "Ray runtime started" in line:
                 break
         else:
             pytest.fail("ray start --head did not start")
+        assert any("Token authentication is enabled" in line for line in said) == token
         out = tmp_path / "out"
         done = review(str(games), "--out", str(out), "--workers", "2",
                       "--ray-address", f"127.0.0.1:{port}", *FLAGS, env=env)

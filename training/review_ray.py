@@ -6,10 +6,10 @@ package and read the SGF, output and network paths (a shared file system, or one
 
 from __future__ import annotations
 
-import logging
 from typing import Iterator
 
 from dosaku.tournament.review_batch import ReviewJob, review_game
+from dosaku.training.ray_cluster import join
 
 
 def run_on_ray(jobs: list[ReviewJob], workers: int, address: str) -> Iterator[dict]:
@@ -19,7 +19,7 @@ def run_on_ray(jobs: list[ReviewJob], workers: int, address: str) -> Iterator[di
 
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+        join(address)
     try:
         task = ray.remote(num_cpus=1)(review_game)
         queue = list(jobs)

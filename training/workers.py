@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
+from dosaku.training.ray_cluster import join
 from dosaku.training.selfplay_game import GameResult, GameSpec, Players, SelfPlaySettings, play_game
 
 
@@ -57,7 +58,7 @@ def _on_ray(specs, net, teacher, settings, workers, ray_address) -> Iterable[Gam
             ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.ERROR,
                      log_to_driver=False, configure_logging=True)
         else:
-            ray.init(address=ray_address, logging_level=logging.ERROR, log_to_driver=False)
+            join(ray_address)
     try:
         actor = ray.remote(num_cpus=1)(GameWorker)
         pool = ActorPool([actor.remote(net, teacher, settings) for _ in range(workers)])

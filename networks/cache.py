@@ -19,6 +19,7 @@ import hashlib
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 from typing import Callable
@@ -44,13 +45,20 @@ def cache_dir() -> Path:
 
 
 def sha256_of(model: Model) -> str:
-    h = hashlib.sha256()
     if isinstance(model, bytes):
-        h.update(model)
-    else:
-        with open(model, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
+        return hashlib.sha256(model).hexdigest()
+    stat = os.stat(model)
+    return _file_sha256(str(model), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _file_sha256(path: str, inode: int, size: int, mtime_ns: int) -> str:
+    """A file's sha256, once per process while the file stays as it was: a start names the
+    converted net's int8 copy by the hash its own lookup has just checked (40 MB)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
     return h.hexdigest()
 
 
@@ -84,6 +92,7 @@ def store(key: str, write: Callable[[Path], None]) -> Path:
     OSError when the cache cannot be written (read-only, full)."""
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    remove_orphans(folder, key)
     partial = folder / f"{key}.{os.getpid()}.partial"
     try:
         write(partial)
@@ -94,6 +103,28 @@ def store(key: str, write: Callable[[Path], None]) -> Path:
     finally:
         if partial.exists():
             partial.unlink()
+
+
+def remove_orphans(folder: Path, key: str) -> None:
+    """Remove the partial files of `key` whose writer is gone (killed, or the machine stopped):
+    store() removes its own on any error, but nothing else would remove these."""
+    for partial in folder.glob(f"{key}.*.partial"):
+        pid = partial.suffixes[-2][1:]
+        if pid.isdigit() and not process_alive(int(pid)):
+            try:
+                partial.unlink()
+            except OSError:
+                pass
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def onnx_for(path: str | Path) -> Model:

@@ -7,11 +7,13 @@ Any failure on the way leaves float32 playing, said in one line on stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import mmap
 import os
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 from dosaku.engine.evaluators.onnx_options import (
@@ -56,13 +58,19 @@ def transformer_default(model: Model, products: str) -> Path | None:
     if isinstance(model, bytes):
         note("playing float32: the network converted in memory has no int8 copy to cache")
         return None
+    key = copy_key(model, INT8_RECIPES[products])
     try:
-        found = lookup(copy_key(model, INT8_RECIPES[products]))
+        found = lookup(key)
     except OSError as err:  # a damaged copy (now removed) or an unreadable cache
         note(f"int8 copy unusable ({err})")
         found = None
     if found is not None:
         return found
+    failed = cache_dir() / f"{key}.failed"
+    if failed.exists():
+        note(f"playing float32: the int8 copy failed in an earlier start ({last_line(failed)}; "
+             f"delete {failed} to try again)")
+        return None
     try:
         subprocess.Popen([sys.executable, "-m", __name__, str(model), products],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -121,19 +129,39 @@ def int8_for(model: Model, asked: bool = True, products: str | None = None) -> P
         return None
 
 
+def last_line(path: Path) -> str:
+    lines = [line.strip() for line in path.read_text(errors="replace").splitlines()]
+    return next((line for line in reversed(lines) if line), "no reason given")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The background helper: make MODEL's int8 copy of PRODUCTS in the cache, at the lowest
-    priority, unless another helper is making it (each holds a lock in the cache)."""
+    priority, unless another helper is making it (each holds a lock in the cache). What it says
+    goes to `<key>.log` in the cache; a copy it could not make leaves that log as `<key>.failed`,
+    so that later starts say why and stop trying (a killed helper leaves only the log: the next
+    start tries again)."""
     model, products = sys.argv[1:] if argv is None else argv
     os.nice(19)
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{copy_key(Path(model), INT8_RECIPES[products])}.lock", "w") as lock:
+    key = copy_key(Path(model), INT8_RECIPES[products])
+    with open(folder / f"{key}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return 0
-        return 0 if int8_for(Path(model), asked=True, products=products) else 1
+        log = folder / f"{key}.log"
+        with open(log, "w") as said, contextlib.redirect_stderr(said):
+            try:
+                made = int8_for(Path(model), asked=True, products=products) is not None
+            except Exception:  # said in the log, then float32 for good
+                traceback.print_exc()
+                made = False
+        if made:
+            log.unlink()
+            return 0
+        os.replace(log, folder / f"{key}.failed")
+        return 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ line; a damaged conversion is made again, an unwritable cache means converting i
 import errno
 import fcntl
 import gzip
+import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -116,12 +118,25 @@ def test_an_unwritable_cache_means_converting_in_memory(katago_file, tmp_path, m
         np.testing.assert_array_equal(got[name], expected[name])
 
 
+def ended_pid() -> int:
+    """The pid of a process that has ended."""
+    done = subprocess.Popen(["true"])
+    done.wait()
+    return done.pid
+
+
 def test_a_half_written_conversion_is_never_read(katago_file, own_cache):
+    """Another engine's file in the writing is left alone and never read; one whose writer is
+    gone (killed) is removed by the next writer of that key."""
     first = cache.onnx_for(katago_file)
-    partial = own_cache / f"{first.stem.rsplit('-', 1)[0]}.999.partial"
-    partial.write_bytes(first.read_bytes()[:1000])
+    key = first.stem.rsplit("-", 1)[0]
+    writing = own_cache / f"{key}.{os.getppid()}.partial"
+    orphan = own_cache / f"{key}.{ended_pid()}.partial"
+    for partial in writing, orphan:
+        partial.write_bytes(first.read_bytes()[:1000])
     first.unlink()
-    assert cache.onnx_for(katago_file).read_bytes() != partial.read_bytes()
+    assert cache.onnx_for(katago_file).read_bytes() != writing.read_bytes()
+    assert writing.exists() and not orphan.exists()
 
 
 # ------------------------------------------------------------------ int8
@@ -188,6 +203,47 @@ def test_on_avx2_a_transformer_plays_float32_while_a_helper_makes_its_copy(
     graph = onnx.load(str(played.source)).graph
     assert not any(int8_transformer.role(n) for n in graph.node if n.op_type == "MatMul")
     assert stderr_lines(capfd) == []
+
+
+def test_a_helper_that_fails_says_why_and_later_starts_stop_trying(tmp_path, monkeypatch,
+                                                                    capfd):
+    """The helper's failure stays in the cache as `<key>.failed`: later starts play float32
+    at once, say why and start no helper, until the user deletes the file."""
+    monkeypatch.setattr(int8_copy, "cpu_plays_transformers_in_int8", lambda: True)
+    monkeypatch.setattr(os, "nice", lambda _: 0)  # the helper runs in this process here
+
+    def broken(model, out, products):
+        raise RuntimeError("calibration broke")
+    monkeypatch.setattr(quantize, "quantize", broken)
+    path = miniature_transformer(tmp_path)
+    source = cache.onnx_for(path)
+    key = int8_copy.copy_key(source, int8_transformer.RECIPES["all"].name)
+    assert int8_copy.main([str(source), "all"]) == 1
+    failed = cache.cache_dir() / f"{key}.failed"
+    assert "calibration broke" in failed.read_text()
+    assert not (cache.cache_dir() / f"{key}.log").exists()
+    capfd.readouterr()
+
+    def no_helper(*_, **__):
+        pytest.fail("a helper started again")
+    monkeypatch.setattr(int8_copy.subprocess, "Popen", no_helper)
+    played, original = load_network(path, int8=None, products="all")
+    assert original is None and not is_int8(played)
+    said = " ".join(stderr_lines(capfd))
+    assert "failed in an earlier start" in said and "calibration broke" in said
+    assert str(failed) in said
+
+
+def test_a_file_is_hashed_anew_once_it_changes(tmp_path):
+    """The per-process memory of file hashes never outlives the file's contents."""
+    path = tmp_path / "net.onnx"
+    path.write_bytes(b"a" * 100)
+    first = cache.sha256_of(path)
+    replacement = tmp_path / "new"
+    replacement.write_bytes(b"b" * 100)
+    os.replace(replacement, path)
+    assert cache.sha256_of(path) != first == cache.sha256_of(b"a" * 100)
+    assert cache.sha256_of(path) == cache.sha256_of(b"b" * 100)
 
 
 def test_a_shipped_int8_copy_that_does_not_match_its_card_is_not_used(tmp_path, monkeypatch):

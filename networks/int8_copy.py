@@ -66,7 +66,7 @@ def transformer_default(model: Model, products: str) -> Path | None:
         found = None
     if found is not None:
         return found
-    failed = cache_dir() / f"{key}.failed"
+    failed = failure_file(key)
     if failed.exists():
         note(f"playing float32: the int8 copy failed in an earlier start ({last_line(failed)}; "
              f"delete {failed} to try again)")
@@ -129,6 +129,11 @@ def int8_for(model: Model, asked: bool = True, products: str | None = None) -> P
         return None
 
 
+def failure_file(key: str) -> Path:
+    """Where a helper that could not make the copy of `key` leaves what it said (main)."""
+    return cache_dir() / f"{key}.failed"
+
+
 def last_line(path: Path) -> str:
     lines = [line.strip() for line in path.read_text(errors="replace").splitlines()]
     return next((line for line in reversed(lines) if line), "no reason given")
@@ -160,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if made:
             log.unlink()
             return 0
-        os.replace(log, folder / f"{key}.failed")
+        os.replace(log, failure_file(key))
         return 1
 
 
